@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Busker: a real-time audio engine and terminal app for Linux.
+///
+/// Layout (see README, "Architecture"):
+/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate (pkg-config, Debian packages).
+/// - CRealtimeSupport: a few static inline helpers Swift cannot express (FTZ/DAZ).
+/// - AudioCore: buffers, lock-free queues, the render graph and the DSP nodes. No library C deps.
+/// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
+/// - busker: the command-line executable.
+let package = Package(
+    name: "Busker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "busker", targets: ["busker"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .target(name: "CRealtimeSupport"),
+        .target(name: "AudioCore", dependencies: ["CRealtimeSupport"]),
+        .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
+        .executableTarget(name: "busker", dependencies: ["AudioCore", "FileIO"]),
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "CAllocationCounter"]),
+        .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
+    ]
+)

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CRealtimeSupport
+
+/// Starts and joins the threads Busker renders on. Every render thread, the
+/// offline file driver's included, is named `audio-render` (visible in `ps -L`,
+/// `top -H` and debuggers) and runs with flush-to-zero on.
+public final class RealtimeThread: @unchecked Sendable {
+    public static let renderThreadName = "audio-render"
+
+    private var thread: pthread_t
+    private var joined = false
+
+    private final class Box {
+        let name: String
+        let body: () -> Void
+        init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
+    }
+
+    /// Spawns a thread named `name` that runs `body`.
+    /// - Realtime: unsafe (creates a thread). Control thread only.
+    public init(name: String = RealtimeThread.renderThreadName, body: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Box(name: name, body: body)).toOpaque()
+        var t = pthread_t()
+        let rc = pthread_create(&t, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            _ = busker_set_current_thread_name(box.name)
+            busker_enable_flush_to_zero()
+            box.body()
+            return nil
+        }, box)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        thread = t
+    }
+
+    /// Waits for the thread to finish. Control thread only.
+    public func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+
+    deinit { join() }
+
+    /// The calling thread's pthread name.
+    public static var currentName: String {
+        var buffer = [CChar](repeating: 0, count: 32)
+        _ = busker_get_current_thread_name(&buffer, buffer.count)
+        return String(cString: buffer)
+    }
+}

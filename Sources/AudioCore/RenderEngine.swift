@@ -1,0 +1,134 @@
+import Synchronization
+
+/// Runs whichever `RenderPlan` is installed and swaps plans without ever
+/// making the audio thread wait, allocate or free.
+///
+/// The exchange follows JUCE's `RenderSequenceExchange` and fundsp's
+/// `realnet`: the control thread parks a retained plan in `pending`; at the
+/// start of a block the audio thread takes it, and sends the plan it replaces
+/// back through the `retired` queue, from which the control thread releases it.
+/// If the retired queue is full the audio thread keeps the old plan one more
+/// block rather than free anything itself.
+///
+/// Drivers call `render(input:output:)` from their audio thread; blocks
+/// larger than the plan's maximum are split.
+public final class RenderEngine: @unchecked Sendable {
+    // MARK: Shared (atomics)
+    /// A plan retained for the audio thread to pick up, or nil.
+    private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// Plans the audio thread is done with, retained, for the control thread to release.
+    private let retired = SPSCQueue<UnsafeMutableRawPointer>(capacity: 64)
+    /// Blocks rendered since start; lets the control thread see progress.
+    private let blocksRendered = Atomic<Int>(0)
+    private let swapsTaken = Atomic<Int>(0)
+
+    // MARK: Audio thread only
+    private var current: UnsafeMutableRawPointer?
+    private let slicePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 64)
+    private let inputSlicePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 64)
+
+    public init() {}
+
+    deinit {
+        releaseAll()
+        slicePointers.deallocate()
+        inputSlicePointers.deallocate()
+    }
+
+    // MARK: Control thread
+
+    /// Hands `plan` to the audio thread. If an earlier plan was still waiting
+    /// (not yet picked up), it is released here, on the calling thread.
+    /// - Realtime: unsafe (may free). Control thread only.
+    public func install(_ plan: RenderPlan) {
+        let raw = Unmanaged.passRetained(plan).toOpaque()
+        if let superseded = pending.exchange(raw, ordering: .acquiringAndReleasing) {
+            Unmanaged<RenderPlan>.fromOpaque(superseded).release()
+        }
+        collectRetiredPlans()
+    }
+
+    /// Releases the plans the audio thread has retired. Call it regularly from
+    /// the control thread (drivers do it in their control loop).
+    /// - Returns: how many plans were released.
+    /// - Realtime: unsafe (frees). Control thread only.
+    @discardableResult
+    public func collectRetiredPlans() -> Int {
+        var n = 0
+        while let raw = retired.pop() {
+            Unmanaged<RenderPlan>.fromOpaque(raw).release()
+            n += 1
+        }
+        return n
+    }
+
+    /// Whether an installed plan is still waiting for the audio thread.
+    public var hasPendingPlan: Bool { pending.load(ordering: .acquiring) != nil }
+
+    public var renderedBlockCount: Int { blocksRendered.load(ordering: .relaxed) }
+    public var planSwapCount: Int { swapsTaken.load(ordering: .relaxed) }
+
+    /// Releases every plan, current and pending. Only once the audio thread has
+    /// stopped for good (the driver joined it).
+    /// - Realtime: unsafe (frees).
+    public func releaseAll() {
+        collectRetiredPlans()
+        if let p = pending.exchange(nil, ordering: .acquiringAndReleasing) {
+            Unmanaged<RenderPlan>.fromOpaque(p).release()
+        }
+        if let c = current {
+            current = nil
+            Unmanaged<RenderPlan>.fromOpaque(c).release()
+        }
+    }
+
+    // MARK: Audio thread
+
+    /// Renders `output.frameCount` frames from `input` (nil for silence) with
+    /// the current plan, taking a newly installed plan first if there is one.
+    /// Without any plan the output is silence.
+    /// - Realtime: safe.
+    public func render(input: AudioBlock?, output: AudioBlock) {
+        adoptPendingPlan()
+        blocksRendered.add(1, ordering: .relaxed)
+        guard let current else {
+            output.clear()
+            return
+        }
+        Unmanaged<RenderPlan>.fromOpaque(current)._withUnsafeGuaranteedRef { plan in
+            let maxFrames = plan.spec.maximumBlockSize
+            if output.frameCount <= maxFrames {
+                plan.render(input: input, output: output)
+                return
+            }
+            var offset = 0
+            while offset < output.frameCount {
+                let n = min(maxFrames, output.frameCount - offset)
+                let outSlice = output.slice(offset: offset, frames: n, pointerStorage: slicePointers)
+                if let input {
+                    let inSlice = input.slice(offset: offset, frames: min(n, max(0, input.frameCount - offset)), pointerStorage: inputSlicePointers)
+                    plan.render(input: inSlice, output: outSlice)
+                } else {
+                    plan.render(input: nil, output: outSlice)
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// The currently running plan's spec, if any. Audio thread only.
+    /// - Realtime: safe.
+    public var currentSpec: ProcessSpec? {
+        guard let current else { return nil }
+        return Unmanaged<RenderPlan>.fromOpaque(current).takeUnretainedValue().spec
+    }
+
+    /// - Realtime: safe.
+    private func adoptPendingPlan() {
+        guard pending.load(ordering: .relaxed) != nil, retired.hasSpace else { return }
+        guard let next = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        if let old = current { retired.push(old) }
+        current = next
+        swapsTaken.add(1, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,68 @@
+import Synchronization
+
+/// A bounded, wait-free, single-producer/single-consumer queue.
+///
+/// One thread pushes and one other thread pops; neither ever waits for the
+/// other. Storage is allocated once, at init. This is how commands, events and
+/// retired objects cross between the control thread and the audio thread.
+///
+/// - Realtime: `push`, `pop`, `count` are safe (no allocation, no locks).
+///   A pushed class reference is retained; the thread that pops it decides where
+///   it is finally released, so retired objects are always popped off the audio thread.
+public final class SPSCQueue<Element>: @unchecked Sendable {
+    @usableFromInline let storage: UnsafeMutablePointer<Element>
+    @usableFromInline let mask: Int
+    /// Next slot to read; written by the consumer only.
+    @usableFromInline let head = Atomic<Int>(0)
+    /// Next slot to write; written by the producer only.
+    @usableFromInline let tail = Atomic<Int>(0)
+
+    /// - Parameter capacity: rounded up to a power of two.
+    public init(capacity: Int) {
+        precondition(capacity > 0)
+        var size = 1
+        while size < capacity { size <<= 1 }
+        storage = .allocate(capacity: size)
+        mask = size - 1
+    }
+
+    deinit {
+        while pop() != nil {}
+        storage.deallocate()
+    }
+
+    public var capacity: Int { mask + 1 }
+
+    /// Adds `element` unless the queue is full. Producer thread only.
+    /// - Returns: false (and drops nothing: the caller still owns `element`) when full.
+    /// - Realtime: safe.
+    @inlinable @discardableResult
+    public func push(_ element: Element) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        if t - head.load(ordering: .acquiring) > mask { return false }
+        (storage + (t & mask)).initialize(to: element)
+        tail.store(t + 1, ordering: .releasing)
+        return true
+    }
+
+    /// Removes the oldest element, or returns nil when empty. Consumer thread only.
+    /// - Realtime: safe.
+    @inlinable
+    public func pop() -> Element? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        let element = (storage + (h & mask)).move()
+        head.store(h + 1, ordering: .releasing)
+        return element
+    }
+
+    /// How many elements are waiting; exact for the consumer, a lower bound for others.
+    /// - Realtime: safe.
+    @inlinable
+    public var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
+
+    /// Whether a push would succeed now; exact for the producer.
+    /// - Realtime: safe.
+    @inlinable
+    public var hasSpace: Bool { tail.load(ordering: .relaxed) - head.load(ordering: .acquiring) <= mask }
+}

@@ -1,0 +1,1 @@
+int busker_allocation_counter_placeholder;
