@@ -1,1 +1,57 @@
-print("busker")
+import Foundation
+
+/// busker: live voice, instruments and recording from a terminal.
+/// Exit codes: 0 success, 1 runtime failure, 2 usage error.
+
+let topLevelHelp = """
+usage: busker <command> [options]
+
+Busker is a real-time audio engine for Linux: live voice amplification with
+EQ, reverb and a limiter, instruments over MIDI, and recording.
+
+commands:
+  live     run the live voice chain (mic → EQ → reverb → limiter → speaker);
+           today over files: --input file:IN.wav --output file:OUT.wav
+  bench    measure the voice chain's speed, and compare it with sox
+  help     show help for a command (busker help live)
+
+Every command takes --help. Exit status: 0 success, 1 failure, 2 usage error.
+"""
+
+func runCommand(_ arguments: [String]) throws {
+    guard let command = arguments.first else {
+        print(topLevelHelp)
+        throw CommandLineError.usage("no command given")
+    }
+    let rest = Array(arguments.dropFirst())
+    switch command {
+    case "live": try LiveCommand.run(rest)
+    case "bench": try BenchCommand.run(rest)
+    case "help", "--help", "-h":
+        switch rest.first {
+        case nil: print(topLevelHelp)
+        case "live": print(LiveCommand.help)
+        case "bench": print(BenchCommand.help)
+        case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
+        }
+    case "--version": print("busker 0.1.0")
+    default:
+        throw CommandLineError.usage("unknown command '\(command)' (try busker --help)")
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+do {
+    try runCommand(Array(CommandLine.arguments.dropFirst()))
+    exit(0)
+} catch let error as CommandLineError {
+    printError("busker: \(error.description)")
+    exit(error.exitCode)
+} catch {
+    printError("busker: \(error)")
+    exit(1)
+}

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Backs off while a ring between two offline threads is empty or full:
+/// a few yields, then short sleeps. This is the file driver's stand-in for
+/// the device wait (`snd_pcm_wait`) of a live driver; live drivers never use it.
+struct ThreadWait {
+    private var spins = 0
+
+    mutating func pause() {
+        spins += 1
+        if spins < 32 {
+            sched_yield()
+        } else {
+            var ts = timespec(tv_sec: 0, tv_nsec: 100_000)
+            nanosleep(&ts, nil)
+        }
+    }
+
+    mutating func reset() { spins = 0 }
+}
+
+/// Monotonic time in nanoseconds (clock_gettime through the vDSO: no syscall, no blocking).
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
