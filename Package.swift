@@ -7,6 +7,7 @@ import PackageDescription
 /// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate (pkg-config, Debian packages).
 /// - CRealtimeSupport: a few static inline helpers Swift cannot express (FTZ/DAZ).
 /// - AudioCore: buffers, lock-free queues, the render graph and the DSP nodes. No library C deps.
+/// - ALSAIO: the ALSA PCM duplex driver and device listing.
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
 /// - busker: the command-line executable.
 let package = Package(
@@ -23,10 +24,12 @@ let package = Package(
         .target(name: "CRealtimeSupport"),
         .target(name: "AudioCore", dependencies: ["CRealtimeSupport"]),
         .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
-        .executableTarget(name: "busker", dependencies: ["AudioCore", "FileIO"]),
+        .target(name: "ALSAIO", dependencies: ["AudioCore", "CALSA", "CRealtimeSupport"]),
+        .executableTarget(name: "busker", dependencies: ["AudioCore", "FileIO", "ALSAIO"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "CAllocationCounter"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
+        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "FileIO"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
 )

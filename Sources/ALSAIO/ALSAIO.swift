@@ -1,0 +1,1 @@
+// The ALSA I/O core lives here (see DuplexDriver.swift).

@@ -1,0 +1,179 @@
+import FileIO
+import Foundation
+import XCTest
+
+/// Runs the built `busker` executable as a user would, and checks exit codes,
+/// messages and the bytes of the files it writes.
+final class BuskerCLITests: XCTestCase {
+    private var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    /// The busker binary sits next to the test executable in the build folder.
+    private var buskerPath: String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = testBinary.deletingLastPathComponent()
+        // On Linux the tests are one executable, BuskerPackageTests.xctest, in the products folder.
+        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
+        return dir.appendingPathComponent("busker").path
+    }
+
+    private struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private func busker(_ arguments: String...) throws -> Result { try runBusker(arguments) }
+
+    private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
+
+    private func writeSine(_ name: String, frequency: Double, amplitude: Float, seconds: Double, rate: Int, channels: Int = 1) throws -> String {
+        let p = path(name)
+        let frames = Int(seconds * Double(rate))
+        var samples = [Float](repeating: 0, count: frames * channels)
+        for i in 0..<frames {
+            let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / Double(rate)))
+            for c in 0..<channels { samples[i * channels + c] = v }
+        }
+        let writer = try SoundFileWriter(path: p, sampleRate: rate, channelCount: channels, sampleFormat: .f32)
+        try samples.withUnsafeBufferPointer { (b) throws(AudioFileError) in try writer.write(b.baseAddress!, frames: frames) }
+        try writer.close()
+        return p
+    }
+
+    private func level(_ x: ArraySlice<Float>, frequency: Double, rate: Double) -> Double {
+        var re = 0.0, im = 0.0
+        for (n, v) in x.enumerated() {
+            let phase = 2 * Double.pi * frequency * Double(n) / rate
+            re += Double(v) * cos(phase)
+            im -= Double(v) * sin(phase)
+        }
+        return 2 * (re * re + im * im).squareRoot() / Double(x.count)
+    }
+
+    private func assertOneLineError(_ r: Result, status: Int32, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(r.status, status, r.stderr, file: file, line: line)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "expected one line, got: \(r.stderr)", file: file, line: line)
+        XCTAssertTrue(r.stderr.contains(text), "'\(r.stderr)' should mention '\(text)'", file: file, line: line)
+        XCTAssertTrue(r.stderr.hasPrefix("busker: "), file: file, line: line)
+    }
+
+    func testMonoInStereoOutAtTheDefaultQuietVolume() throws {
+        let input = try writeSine("in.wav", frequency: 1000, amplitude: 0.1, seconds: 1, rate: 48000)
+        let r = try busker("live", "--input", "file:" + input, "--output", "file:" + path("out.wav"), "--format", "f32")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("audio-render"), r.stdout)
+        let out = try SoundFileReader(path: path("out.wav"))
+        XCTAssertEqual(out.channelCount, 2)
+        XCTAssertEqual(out.sampleRate, 48000)
+        let all = try out.readAll()
+        XCTAssertGreaterThanOrEqual(all.count / 2, 48000)
+        let left = stride(from: 0, to: 96000, by: 2).map { all[$0] }
+        let right = stride(from: 1, to: 96000, by: 2).map { all[$0] }
+        // 1 kHz passes the flat chain at unity; the master volume starts at 0.3.
+        for channel in [left, right] {
+            let gainDB = 20 * log10(level(channel[12000..<36000], frequency: 1000, rate: 48000) / 0.1)
+            XCTAssertEqual(gainDB, 20 * log10(0.3), accuracy: 0.1)
+        }
+    }
+
+    func testNothingLeavesAboveMinusOneDBFSAtFullBoost() throws {
+        let input = try writeSine("loud.wav", frequency: 200, amplitude: 0.99, seconds: 1, rate: 48000)
+        let r = try busker("live", "--input", "file:" + input, "--output", "file:" + path("out.wav"),
+                           "--boost", "24", "--bass", "12", "--volume", "1", "--reverb", "100", "--room", "hall", "--format", "f32")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let all = try SoundFileReader(path: path("out.wav")).readAll()
+        let peak = all.map { abs($0) }.max() ?? 0
+        XCTAssertLessThanOrEqual(peak, powf(10, -1 / 20) + 1e-6)
+        XCTAssertGreaterThan(peak, 0.5)
+    }
+
+    func testOtherSampleRatesAreConverted() throws {
+        let input = try writeSine("in44.wav", frequency: 1000, amplitude: 0.2, seconds: 1, rate: 44100, channels: 2)
+        let r = try busker("live", "--input", "file:" + input, "--output", "file:" + path("out.flac"), "--volume", "1")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("resampled from 44100 Hz"), r.stdout)
+        let out = try SoundFileReader(path: path("out.flac"))
+        XCTAssertEqual(out.sampleRate, 48000)
+        let all = try out.readAll()
+        let left = stride(from: 0, to: all.count, by: 2).map { all[$0] }
+        XCTAssertEqual(20 * log10(level(left[12000..<36000], frequency: 1000, rate: 48000) / 0.2), 0, accuracy: 0.1)
+    }
+
+    func testMissingInputFile() throws {
+        let r = try busker("live", "--input", "file:" + path("absent.wav"), "--output", "file:" + path("out.wav"))
+        assertOneLineError(r, status: 1, mentioning: "No such file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
+    }
+
+    func testNonAudioInputFile() throws {
+        try Data(repeating: 0x41, count: 5000).write(to: URL(fileURLWithPath: path("text.wav")))
+        let r = try busker("live", "--input", "file:" + path("text.wav"), "--output", "file:" + path("out.wav"))
+        assertOneLineError(r, status: 1, mentioning: "text.wav")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
+    }
+
+    func testTruncatedWav() throws {
+        let whole = try writeSine("whole.wav", frequency: 440, amplitude: 0.5, seconds: 2, rate: 48000)
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(data.count / 3).write(to: URL(fileURLWithPath: path("cut.wav")))
+        let r = try busker("live", "--input", "file:" + path("cut.wav"), "--output", "file:" + path("out.wav"))
+        assertOneLineError(r, status: 1, mentioning: "truncated")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
+    }
+
+    func testOutOfRangeAndUnknownValuesAreUsageErrors() throws {
+        let input = try writeSine("in.wav", frequency: 440, amplitude: 0.5, seconds: 0.1, rate: 48000)
+        let base = ["live", "--input", "file:" + input, "--output", "file:" + path("out.wav")]
+        let cases: [([String], String)] = [
+            (["--bass", "99"], "bass"),
+            (["--treble", "-13"], "treble"),
+            (["--boost", "25"], "boost"),
+            (["--reverb", "101"], "reverb"),
+            (["--volume", "1.5"], "volume"),
+            (["--volume", "loud"], "volume"),
+            (["--room", "cave"], "room"),
+            (["--period", "0"], "period"),
+            (["--format", "mp3"], "format"),
+            (["--frobnicate"], "frobnicate"),
+        ]
+        for (extra, word) in cases {
+            let process = try runBusker(base + extra)
+            assertOneLineError(process, status: 2, mentioning: word)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
+        assertOneLineError(try busker("dance"), status: 2, mentioning: "dance")
+        assertOneLineError(try busker("live", "--input", "hw:0"), status: 2, mentioning: "output")
+    }
+
+    func testHelpAtEveryLevel() throws {
+        for args in [["--help"], ["help"], ["live", "--help"], ["bench", "--help"], ["help", "live"]] {
+            let r = try runBusker(args)
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stdout.contains("usage: busker"), "\(args)")
+        }
+    }
+
+    private func runBusker(_ args: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = args
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
