@@ -73,6 +73,12 @@ public struct NodeFormat: Equatable, Sendable {
     public var spec: ProcessSpec
     public var inputChannelCounts: [Int]
     public var outputChannelCount: Int
+
+    public init(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
+        self.spec = spec
+        self.inputChannelCounts = inputChannelCounts
+        self.outputChannelCount = outputChannelCount
+    }
 }
 
 /// Counts the installed plans that hold a node, so that a live node is never
