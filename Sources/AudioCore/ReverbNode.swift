@@ -1,0 +1,414 @@
+/// An algorithmic stereo reverb after Jezar's Freeverb (public domain):
+/// per channel, 8 parallel lowpass-feedback comb filters feed 4 series
+/// all-pass diffusers; the right channel's delay lines are 23 samples longer
+/// (the stereo spread), and all tunings are scaled from 44.1 kHz to the
+/// actual sample rate.
+///
+/// Input: any channel count. The dry path adapts it to stereo the way a mixer
+/// does (`AudioBlock.copy`: mono goes to both sides, more channels fold down);
+/// the tank takes the sum of those two dry channels, as Freeverb does.
+/// Output: always 2 channels.
+///
+/// **Mix law.** With `w` = wet / 100 (smoothed),
+///
+///     dry gain = min(1, 2·(1 − w))        wet gain = min(1, 2·w)
+///
+/// so the dry voice stays at unity up to 50 % while the reverb fades in, and
+/// from 50 % on the reverb stays at full level while the dry voice fades out.
+/// For a voice app that is the useful law: turning the reverb up never makes the
+/// singer quieter until the knob passes half way, whereas an equal-power
+/// crossfade already takes 3 dB off the voice at 50 %. The price is up to
+/// +3 dB of total power around 50 % (dry and wet are uncorrelated); the
+/// limiter after the mixer takes care of that. At 0 % the output is exactly
+/// the dry input (bit for bit); at 100 % it is only the reverb.
+///
+/// **Smoothing.** All four parameters are smoothed per sample with linear
+/// ramps (wet and width 30 ms, room size and damping 50 ms), so moving any of
+/// them never clicks.
+///
+/// **Idle tank.** While the wet amount is settled at exactly 0 the tank is not
+/// run, to save CPU in the common "reverb off" case. Its delay lines are
+/// cleared once when it goes idle, so a later wet increase starts from an empty
+/// room instead of replaying a stale tail from minutes ago. (At that moment
+/// the tail is inaudible anyway: its gain is 0.)
+///
+/// **Denormals.** Every value stored in the tank (delay line samples and the
+/// comb lowpass states) is flushed to 0 when its magnitude falls below 1e-20,
+/// so the tank decays to exact zeros and never produces subnormal numbers,
+/// with or without flush-to-zero on the thread.
+public final class ReverbNode: AudioNode {
+    // MARK: Shared (atomics)
+    /// Reverb amount, 0…100 % (see the mix law above). Default 0: off.
+    public let wet: Parameter
+    /// Room size, 0…1; maps to comb feedback 0.7…0.98.
+    public let roomSize: Parameter
+    /// High-frequency damping in the tank, 0…1.
+    public let damping: Parameter
+    /// Stereo width of the wet signal, 0…1.
+    public let width: Parameter
+
+    // MARK: Audio thread only
+    private var wetSmoother = ReverbRamp(value: 0)
+    private var widthSmoother = ReverbRamp(value: 1)
+    private var roomSmoother = ReverbRamp(value: 0.5)
+    private var dampingSmoother = ReverbRamp(value: 0.5)
+    /// True while the tank is skipped; its lines were cleared on entering that state.
+    private var tankIdle = true
+
+    // MARK: Control thread only (allocated in `allocate`, freed in deinit)
+    private var tank: ReverbTank?
+
+    /// - Parameters:
+    ///   - name: the node's name for diagnostics.
+    ///   - preset: the room; sets `roomSize`, `damping` and `width`. `wet` starts at 0.
+    public init(name: String = "reverb", preset: RoomPreset = .medium) {
+        wet = Parameter(name: "reverb", unit: "%", range: 0...100, default: 0)
+        roomSize = Parameter(name: "room size", range: 0...1, default: preset.roomSize)
+        damping = Parameter(name: "damping", range: 0...1, default: preset.damping)
+        width = Parameter(name: "width", range: 0...1, default: preset.width)
+        super.init(name: name)
+    }
+
+    deinit { tank?.deallocate() }
+
+    /// Sets room size, damping and width from `preset`; the node smooths the change.
+    /// Leaves `wet` alone.
+    /// - Realtime: control thread (safe anywhere: three atomic stores).
+    public func apply(_ preset: RoomPreset) {
+        roomSize.value = preset.roomSize
+        damping.value = preset.damping
+        width.value = preset.width
+    }
+
+    override public func outputChannelCount(inputChannelCounts: [Int]) -> Int { 2 }
+
+    /// Allocates every delay line and scratch buffer for `spec`.
+    /// - Realtime: unsafe (allocates). Control thread only.
+    override public func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
+        tank?.deallocate()
+        tank = ReverbTank(sampleRate: spec.sampleRate, maximumFrames: spec.maximumBlockSize)
+        let rate = Float(spec.sampleRate)
+        wetSmoother.rampLength = max(1, Int(rate * 0.030))
+        widthSmoother.rampLength = max(1, Int(rate * 0.030))
+        roomSmoother.rampLength = max(1, Int(rate * 0.050))
+        dampingSmoother.rampLength = max(1, Int(rate * 0.050))
+    }
+
+    /// Clears the delay lines and snaps the smoothed parameters to their targets.
+    /// - Realtime: safe (no allocation).
+    override public func reset() {
+        tank?.clear()
+        tankIdle = true
+        wetSmoother.snap(to: wet.value / 100)
+        widthSmoother.snap(to: width.value)
+        roomSmoother.snap(to: roomSize.value)
+        dampingSmoother.snap(to: damping.value)
+    }
+
+    /// Renders dry + reverb into the two output channels.
+    /// - Realtime: safe (no allocation, locks, logging or strings).
+    override public func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        // The dry signal, adapted to stereo, goes straight into the output;
+        // the tank then reads it from there and mixes in place.
+        if let input = inputs.first, input.channelCount > 0 {
+            output.copy(from: input)
+        } else {
+            output.clear()
+        }
+        guard let tank, output.channelCount >= 2 else { return }
+
+        wetSmoother.setTarget(wet.value / 100)
+        widthSmoother.setTarget(width.value)
+        roomSmoother.setTarget(roomSize.value)
+        dampingSmoother.setTarget(damping.value)
+
+        if wetSmoother.current == 0 && !wetSmoother.isSmoothing {
+            // Settled at 0 %: the output is exactly the dry signal. Skip the
+            // tank, clearing it once so nothing stale comes back later.
+            if !tankIdle {
+                tank.clear()
+                tankIdle = true
+            }
+            widthSmoother.snap(to: widthSmoother.target)
+            roomSmoother.snap(to: roomSmoother.target)
+            dampingSmoother.snap(to: dampingSmoother.target)
+            return
+        }
+        tankIdle = false
+
+        var offset = 0
+        while offset < output.frameCount {
+            let frames = min(tank.capacity, output.frameCount - offset)
+            tank.process(
+                left: output[0] + offset, right: output[1] + offset, frames: frames,
+                wet: &wetSmoother, width: &widthSmoother, room: &roomSmoother, damping: &dampingSmoother)
+            offset += frames
+        }
+    }
+}
+
+// MARK: - The tank
+
+/// A linear ramp to a target, like `LinearSmoother` (same arithmetic), kept
+/// here so the compiler's `@_noLocks` check can see its body in debug builds,
+/// where each file is compiled on its own.
+struct ReverbRamp {
+    private(set) var current: Float
+    private(set) var target: Float
+    private var step: Float = 0
+    private var remaining = 0
+    /// Samples a change takes (at least 1).
+    var rampLength = 1
+
+    init(value: Float) {
+        current = value
+        target = value
+    }
+
+    var isSmoothing: Bool { remaining > 0 }
+
+    /// Starts a ramp to `newTarget` if it differs from the current target. Realtime: safe.
+    mutating func setTarget(_ newTarget: Float) {
+        if newTarget == target { return }
+        target = newTarget
+        remaining = max(1, rampLength)
+        step = (target - current) / Float(remaining)
+    }
+
+    /// Jumps to `value` with no ramp. Realtime: safe.
+    mutating func snap(to value: Float) {
+        current = value
+        target = value
+        remaining = 0
+    }
+
+    /// The next value; exactly `target` at the end of the ramp. Realtime: safe.
+    @inline(__always)
+    mutating func next() -> Float {
+        if remaining > 0 {
+            remaining -= 1
+            current = remaining == 0 ? target : current + step
+        }
+        return current
+    }
+}
+
+/// Stored tank values below this magnitude become 0: far below anything
+/// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
+private let reverbFlushThreshold: Float = 1e-20
+
+/// - Realtime: safe.
+@inline(__always)
+private func flushTiny(_ x: Float) -> Float {
+    abs(x) < reverbFlushThreshold ? 0 : x
+}
+
+/// One lowpass-feedback comb (Freeverb's `comb`): the delay line's output is
+/// low-passed by a one-pole filter and fed back into the line.
+struct ReverbComb {
+    let line: UnsafeMutablePointer<Float>
+    let length: Int
+    var index = 0
+    /// The one-pole lowpass state.
+    var store: Float = 0
+
+    init(line: UnsafeMutablePointer<Float>, length: Int) {
+        self.line = line
+        self.length = length
+    }
+
+    /// Runs `frames` samples of `input` through the comb and adds its output to `sum`.
+    /// `feedback[i]` and `damp[i]` are the per-sample coefficients.
+    /// - Realtime: safe.
+    @_noLocks
+    mutating func accumulate(
+        input: UnsafePointer<Float>, feedback: UnsafePointer<Float>, damp: UnsafePointer<Float>,
+        into sum: UnsafeMutablePointer<Float>, frames: Int
+    ) {
+        let line = self.line
+        let length = self.length
+        var i = index
+        var lowpass = store
+        for f in 0..<frames {
+            let delayed = line[i]
+            let d = damp[f]
+            lowpass = flushTiny(delayed * (1 - d) + lowpass * d)
+            line[i] = flushTiny(input[f] + lowpass * feedback[f])
+            i += 1
+            if i == length { i = 0 }
+            sum[f] += delayed
+        }
+        index = i
+        store = lowpass
+    }
+}
+
+/// One Schroeder all-pass diffuser with feedback 0.5 (Freeverb's `allpass`).
+struct ReverbAllpass {
+    let line: UnsafeMutablePointer<Float>
+    let length: Int
+    var index = 0
+
+    init(line: UnsafeMutablePointer<Float>, length: Int) {
+        self.line = line
+        self.length = length
+    }
+
+    /// Filters `frames` samples of `signal` in place.
+    /// - Realtime: safe.
+    @_noLocks
+    mutating func process(_ signal: UnsafeMutablePointer<Float>, frames: Int) {
+        let line = self.line
+        let length = self.length
+        var i = index
+        for f in 0..<frames {
+            let x = signal[f]
+            let delayed = line[i]
+            line[i] = flushTiny(x + delayed * 0.5)
+            signal[f] = delayed - x
+            i += 1
+            if i == length { i = 0 }
+        }
+        index = i
+    }
+}
+
+/// The two tanks (left and right) with their delay lines and scratch buffers,
+/// all in a few allocations made on the control thread. A plain value of
+/// pointers: copying it shares the storage; `deallocate()` frees it once.
+struct ReverbTank {
+    static let combCount = 8
+    static let allpassCount = 4
+    /// Freeverb's comb and all-pass lengths at 44.1 kHz (left channel).
+    static let combTunings = [1116, 1188, 1277, 1356, 1422, 1491, 1557, 1617]
+    static let allpassTunings = [556, 441, 341, 225]
+    /// Extra delay of every right-channel line, at 44.1 kHz.
+    static let stereoSpread = 23
+    /// Input gain into the combs (Freeverb's `fixedgain`).
+    static let inputGain: Float = 0.015
+    /// Wet output gain at 100 % (Freeverb's `scalewet` × its default wet of 1/3).
+    static let wetScale: Float = 1
+
+    /// `2 × combCount` combs: the left channel's, then the right's.
+    let combs: UnsafeMutablePointer<ReverbComb>
+    /// `2 × allpassCount` all-passes: left, then right.
+    let allpasses: UnsafeMutablePointer<ReverbAllpass>
+    let lines: UnsafeMutablePointer<Float>
+    let lineSampleCount: Int
+    /// Five scratch rows of `capacity` frames: tank input, feedback, damping, left and right wet.
+    let scratch: UnsafeMutablePointer<Float>
+    let capacity: Int
+
+    /// The length of a line tuned to `samples44k` at 44.1 kHz, at `sampleRate`.
+    static func scaledLength(_ samples44k: Int, sampleRate: Double) -> Int {
+        max(1, Int((Double(samples44k) * sampleRate / 44_100).rounded()))
+    }
+
+    /// - Realtime: unsafe (allocates). Control thread only.
+    init(sampleRate: Double, maximumFrames: Int) {
+        capacity = max(1, maximumFrames)
+        var combLengths: [Int] = []
+        var allpassLengths: [Int] = []
+        for spread in [0, Self.stereoSpread] {
+            combLengths += Self.combTunings.map { Self.scaledLength($0 + spread, sampleRate: sampleRate) }
+            allpassLengths += Self.allpassTunings.map { Self.scaledLength($0 + spread, sampleRate: sampleRate) }
+        }
+        lineSampleCount = combLengths.reduce(0, +) + allpassLengths.reduce(0, +)
+        lines = .allocate(capacity: lineSampleCount)
+        lines.initialize(repeating: 0, count: lineSampleCount)
+        combs = .allocate(capacity: combLengths.count)
+        allpasses = .allocate(capacity: allpassLengths.count)
+        var next = lines
+        for (k, length) in combLengths.enumerated() {
+            (combs + k).initialize(to: ReverbComb(line: next, length: length))
+            next += length
+        }
+        for (k, length) in allpassLengths.enumerated() {
+            (allpasses + k).initialize(to: ReverbAllpass(line: next, length: length))
+            next += length
+        }
+        scratch = .allocate(capacity: 5 * capacity)
+        scratch.initialize(repeating: 0, count: 5 * capacity)
+    }
+
+    /// - Realtime: unsafe (frees memory). Control thread only.
+    func deallocate() {
+        lines.deallocate()
+        combs.deallocate()
+        allpasses.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Zeros every delay line and filter state.
+    /// - Realtime: safe (no allocation).
+    @_noLocks
+    func clear() {
+        lines.update(repeating: 0, count: lineSampleCount)
+        for k in 0..<(2 * Self.combCount) {
+            combs[k].index = 0
+            combs[k].store = 0
+        }
+        for k in 0..<(2 * Self.allpassCount) { allpasses[k].index = 0 }
+    }
+
+    /// Runs `frames` (at most `capacity`) samples: reads the dry stereo signal
+    /// from `left`/`right`, feeds their sum to both tanks, and writes the mix back.
+    /// - Realtime: safe.
+    @_noLocks
+    func process(
+        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int,
+        wet: inout ReverbRamp, width: inout ReverbRamp,
+        room: inout ReverbRamp, damping: inout ReverbRamp
+    ) {
+        let tankInput = scratch
+        let feedback = scratch + capacity
+        let damp = scratch + 2 * capacity
+        let wetLeft = scratch + 3 * capacity
+        let wetRight = scratch + 4 * capacity
+
+        for f in 0..<frames { tankInput[f] = (left[f] + right[f]) * Self.inputGain }
+        // Freeverb's mappings: feedback = 0.7 + 0.28 · room, damp = 0.4 · damping.
+        Self.ramp(&room, into: feedback, frames: frames, scale: 0.28, offset: 0.7)
+        Self.ramp(&damping, into: damp, frames: frames, scale: 0.4, offset: 0)
+
+        wetLeft.update(repeating: 0, count: frames)
+        wetRight.update(repeating: 0, count: frames)
+        for k in 0..<Self.combCount {
+            combs[k].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetLeft, frames: frames)
+            combs[Self.combCount + k].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetRight, frames: frames)
+        }
+        for k in 0..<Self.allpassCount {
+            allpasses[k].process(wetLeft, frames: frames)
+            allpasses[Self.allpassCount + k].process(wetRight, frames: frames)
+        }
+
+        for f in 0..<frames {
+            let w = wet.next()
+            let spread = width.next()
+            let dryGain = Self.minimum(1, 2 - 2 * w)
+            let wetGain = Self.minimum(1, 2 * w) * Self.wetScale
+            let direct = wetGain * (0.5 + 0.5 * spread)
+            let cross = wetGain * (0.5 - 0.5 * spread)
+            let l = wetLeft[f]
+            let r = wetRight[f]
+            left[f] = left[f] * dryGain + l * direct + r * cross
+            right[f] = right[f] * dryGain + r * direct + l * cross
+        }
+    }
+
+    /// Fills `dest` with `scale · x + offset` for the next `frames` values of `smoother`.
+    /// - Realtime: safe.
+    @_noLocks
+    @inline(__always)
+    static func ramp(_ smoother: inout ReverbRamp, into dest: UnsafeMutablePointer<Float>, frames: Int, scale: Float, offset: Float) {
+        if smoother.isSmoothing {
+            for f in 0..<frames { dest[f] = smoother.next() * scale + offset }
+        } else {
+            dest.update(repeating: smoother.current * scale + offset, count: frames)
+        }
+    }
+
+    /// - Realtime: safe.
+    @inline(__always)
+    static func minimum(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
+}
