@@ -87,7 +87,17 @@ public final class RenderPlan: @unchecked Sendable {
             let step = steps[s]
             let out = AudioBlock(channels: step.output, channelCount: step.outputChannelCount, frameCount: frames)
             if s == inputStep {
-                if let input { out.copy(from: input) } else { out.clear() }
+                if let input {
+                    out.copy(from: input)
+                    // A shorter capture block: the missing frames are silence,
+                    // not the previous block's samples left in this buffer.
+                    if input.frameCount < frames {
+                        let copied = max(0, input.frameCount)
+                        for c in 0..<out.channelCount { (out[c] + copied).update(repeating: 0, count: frames - copied) }
+                    }
+                } else {
+                    out.clear()
+                }
                 continue
             }
             for b in 0..<step.inputCount {

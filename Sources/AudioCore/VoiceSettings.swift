@@ -1,0 +1,42 @@
+/// The controls of the live voice chain, as the user sets them, with the
+/// ranges of the mic-to-speaker apps people know: bass and treble ±12 dB,
+/// boost ±24 dB, reverb 0–100 %, volume 0–1 (starting quiet at 0.3).
+public struct VoiceSettings: Sendable, Equatable {
+    public static let bassRange: ClosedRange<Float> = -12...12
+    public static let trebleRange: ClosedRange<Float> = -12...12
+    public static let boostRange: ClosedRange<Float> = -24...24
+    public static let reverbRange: ClosedRange<Float> = 0...100
+    public static let volumeRange: ClosedRange<Float> = 0...1
+    public static let highPassRange: ClosedRange<Float> = 20...500
+
+    /// Low shelf at 150 Hz, in dB.
+    public var bassDB: Float = 0
+    /// High shelf at 6 kHz, in dB.
+    public var trebleDB: Float = 0
+    /// Plain gain before the reverb, in dB.
+    public var boostDB: Float = 0
+    /// Reverb wet amount, 0–100 %.
+    public var reverbPercent: Float = 0
+    public var room: RoomPreset = .medium
+    /// Master volume, linear 0–1. Starts quiet: ears first.
+    public var volume: Float = 0.3
+    /// High-pass corner against rumble and pops, in Hz.
+    public var highPassHz: Float = 80
+
+    public init() {}
+
+    /// Throws a one-line error for the first value outside its range.
+    public func validate() throws(ParameterError) {
+        let checks: [(String, Float, ClosedRange<Float>, String)] = [
+            ("bass", bassDB, Self.bassRange, "dB"),
+            ("treble", trebleDB, Self.trebleRange, "dB"),
+            ("boost", boostDB, Self.boostRange, "dB"),
+            ("reverb", reverbPercent, Self.reverbRange, "%"),
+            ("volume", volume, Self.volumeRange, ""),
+            ("high-pass", highPassHz, Self.highPassRange, "Hz"),
+        ]
+        for (name, value, range, unit) in checks where !(range.contains(value)) {
+            throw .outOfRange(name: name, value: value, range: range, unit: unit)
+        }
+    }
+}
