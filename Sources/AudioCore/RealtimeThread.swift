@@ -47,6 +47,6 @@ public final class RealtimeThread: @unchecked Sendable {
     public static var currentName: String {
         var buffer = [CChar](repeating: 0, count: 32)
         _ = busker_get_current_thread_name(&buffer, buffer.count)
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 }

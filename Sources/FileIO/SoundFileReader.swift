@@ -74,7 +74,7 @@ public final class SoundFileReader {
     private static func declaredFrames(handle: OpaquePointer) -> Int64? {
         var log = [CChar](repeating: 0, count: 4096)
         _ = sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
-        let text = String(cString: log)
+        let text = log.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var info = SF_INFO()
         _ = sf_command(handle, Int32(SFC_GET_CURRENT_SF_INFO), &info, Int32(MemoryLayout<SF_INFO>.size))
         // WAV and RF64 logs read "data : 192000 (should be 99956)" when the

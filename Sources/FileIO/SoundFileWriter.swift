@@ -45,6 +45,13 @@ public final class SoundFileWriter {
         framesWritten += Int64(frames)
     }
 
+    /// Writes a whole array of interleaved samples.
+    public func write(interleaved samples: [Float]) throws(AudioFileError) {
+        let frames = samples.count / max(1, channelCount)
+        guard frames > 0 else { return }
+        try samples.withUnsafeBufferPointer { (p) throws(AudioFileError) in try write(p.baseAddress!, frames: frames) }
+    }
+
     /// Brings the header up to date so the file is playable as it stands.
     public func updateHeader() {
         if let handle { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }

@@ -1,0 +1,80 @@
+/// The live voice chain as a graph:
+///
+///     input → input meter → high-pass → bass → treble → boost → reverb
+///           → mixer (bus 0; master volume) → limiter → output meter → output
+///
+/// The same chain runs under every driver: the ALSA duplex driver live, the
+/// file driver offline, the benchmark and the tests. The mixer has spare
+/// buses for instruments to join later.
+///
+/// - Realtime: building and `apply` are control-thread work; the nodes render on the audio thread.
+public final class VoiceChain {
+    public static let bassFrequency: Float = 150
+    public static let trebleFrequency: Float = 6000
+
+    public let graph: AudioGraph
+    public let inputMeter: MeterNode
+    public let highPass: BiquadNode
+    public let bass: BiquadNode
+    public let treble: BiquadNode
+    public let boost: GainNode
+    public let reverb: ReverbNode
+    public let mixer: MixerNode
+    public let limiter: LimiterNode
+    public let outputMeter: MeterNode
+    /// The mixer bus the voice feeds.
+    public let voiceBus = 0
+    /// The room the reverb was last set to; a preset change resets size, damping and width.
+    public private(set) var room: RoomPreset
+
+    /// - Parameters:
+    ///   - inputChannelCount: channels the driver captures (1 for a mic).
+    ///   - mixerInputs: mixer buses, the voice's included.
+    public init(inputChannelCount: Int, settings: VoiceSettings = VoiceSettings(), mixerInputs: Int = 1) throws {
+        try settings.validate()
+        graph = AudioGraph(inputChannelCount: inputChannelCount)
+        room = settings.room
+        inputMeter = MeterNode(name: "input meter")
+        highPass = BiquadNode(name: "high-pass", kind: .highPass, frequency: settings.highPassHz)
+        bass = BiquadNode(name: "bass", kind: .lowShelf, frequency: Self.bassFrequency)
+        treble = BiquadNode(name: "treble", kind: .highShelf, frequency: Self.trebleFrequency)
+        boost = GainNode(name: "boost", gainDB: 0, range: VoiceSettings.boostRange)
+        reverb = ReverbNode(name: "reverb", preset: settings.room)
+        mixer = MixerNode(name: "mixer", inputCount: max(1, mixerInputs), outputChannelCount: 2)
+        limiter = LimiterNode(name: "limiter", ceilingDB: -1)
+        outputMeter = MeterNode(name: "output meter")
+
+        let ids = [inputMeter, highPass, bass, treble, boost, reverb].map { graph.add($0) }
+        try graph.connect(graph.input, to: ids[0])
+        for (a, b) in zip(ids, ids.dropFirst()) { try graph.connect(a, to: b) }
+        let mixerID = graph.add(mixer)
+        try graph.connect(ids.last!, to: mixerID, bus: voiceBus)
+        let limiterID = graph.add(limiter)
+        let meterID = graph.add(outputMeter)
+        try graph.connect(mixerID, to: limiterID)
+        try graph.connect(limiterID, to: meterID)
+        graph.output = meterID
+        apply(settings)
+    }
+
+    /// Sets every control from `settings`; the nodes smooth the change.
+    /// Values are clamped to their ranges (validate first for an error instead).
+    public func apply(_ settings: VoiceSettings) {
+        highPass.frequency.value = settings.highPassHz
+        bass.gainDB.value = settings.bassDB
+        treble.gainDB.value = settings.trebleDB
+        boost.gainDB.value = settings.boostDB
+        if room != settings.room {
+            reverb.apply(settings.room)
+            room = settings.room
+        }
+        reverb.wet.value = settings.reverbPercent
+        mixer.masterVolume.value = settings.volume
+    }
+
+    /// Frames the chain delays its input by (the limiter's look-ahead), once compiled.
+    public var latencyFrames: Int { limiter.latencyFrames }
+
+    /// Compiles the chain for `spec`.
+    public func compile(spec: ProcessSpec) throws -> RenderPlan { try graph.compile(spec: spec) }
+}

@@ -1,2 +1,0 @@
-enum LiveCommand { static let help = ""; static func run(_ a: [String]) throws {} }
-enum BenchCommand { static let help = ""; static func run(_ a: [String]) throws {} }
