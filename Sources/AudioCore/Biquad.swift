@@ -137,6 +137,14 @@ public struct BiquadState: Sendable, Equatable {
 ///
 /// The state lives outside, one `BiquadState` per channel, owned by the node,
 /// so one kernel serves every channel.
+///
+/// Inside a call the kernels evaluate the same recursion in its direct form I
+/// arrangement, y[n] = b0·x[n] + b1·x[n−1] + b2·x[n−2] − a2·y[n−2] − a1·y[n−1]
+/// (the first two samples come from the registers, exactly as above, and the
+/// registers are rebuilt from the last two samples at the end). It is the same
+/// filter; only the order of the Double additions differs. The point is speed:
+/// the recursion is latency-bound, and this order puts one multiply and one
+/// subtraction between consecutive outputs instead of four dependent operations.
 public struct Biquad: Sendable {
     public var coefficients: BiquadCoefficients
 
@@ -158,20 +166,109 @@ public struct Biquad: Sendable {
     @_noLocks
     @inlinable
     public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int, state: inout BiquadState) {
-        let c = coefficients
+        let b0 = coefficients.b0, b1 = coefficients.b1, b2 = coefficients.b2
+        let a1 = coefficients.a1, a2 = coefficients.a2
         var z1 = state.z1
         var z2 = state.z2
-        for i in 0..<count {
-            let x = Double(input[i])
-            let y = c.b0 * x + z1
-            z1 = c.b1 * x - c.a1 * y + z2
-            z2 = c.b2 * x - c.a2 * y
-            output[i] = Float(y)
+        if count >= 2 {
+            // The first two samples straight from the registers (TDF2).
+            let x0 = Double(input[0])
+            let y0 = b0 * x0 + z1
+            z1 = b1 * x0 - a1 * y0 + z2
+            let x1 = Double(input[1])
+            let y1 = b0 * x1 + z1
+            output[0] = Float(y0)
+            output[1] = Float(y1)
+            var xm2 = x0, xm1 = x1, ym2 = y0, ym1 = y1
+            var i = 2
+            while i < count {
+                let x = Double(input[i])
+                let feedForward = (b0 * x + b1 * xm1) + b2 * xm2
+                let y = (feedForward - a2 * ym2) - a1 * ym1
+                output[i] = Float(y)
+                xm2 = xm1; xm1 = x
+                ym2 = ym1; ym1 = y
+                i += 1
+            }
+            // Rebuild the registers from the last two samples, as TDF2 would have them.
+            z2 = b2 * xm1 - a2 * ym1
+            z1 = b1 * xm1 - a1 * ym1 + (b2 * xm2 - a2 * ym2)
+        } else if count == 1 {
+            let x = Double(input[0])
+            let y = b0 * x + z1
+            z1 = b1 * x - a1 * y + z2
+            z2 = b2 * x - a2 * y
+            output[0] = Float(y)
         }
         if abs(z1) < 1e-30 { z1 = 0 }
         if abs(z2) < 1e-30 { z2 = 0 }
         state.z1 = z1
         state.z2 = z2
+    }
+
+    /// Filters two channels at once, each with its own state: the same
+    /// arithmetic as `process(_:_:count:state:)` on each channel (so the
+    /// results are identical to two mono calls), interleaved in one loop so the
+    /// two independent recursions overlap (the compiler pairs them into SIMD
+    /// lanes). Each output may be the same pointer as either input (in place,
+    /// or one mono source feeding both outputs); the outputs must not overlap
+    /// each other or otherwise overlap the inputs.
+    ///
+    /// - Realtime: safe. Arithmetic on caller-owned memory only; checked by the
+    ///   compiler with `@_noLocks`.
+    @_noLocks
+    @inlinable
+    public func process(_ input0: UnsafePointer<Float>, _ input1: UnsafePointer<Float>,
+                        _ output0: UnsafeMutablePointer<Float>, _ output1: UnsafeMutablePointer<Float>,
+                        count: Int, state0: inout BiquadState, state1: inout BiquadState) {
+        let b0 = coefficients.b0, b1 = coefficients.b1, b2 = coefficients.b2
+        let a1 = coefficients.a1, a2 = coefficients.a2
+        var z1L = state0.z1, z2L = state0.z2
+        var z1R = state1.z1, z2R = state1.z2
+        if count >= 2 {
+            // The first two samples straight from the registers (TDF2).
+            let x0L = Double(input0[0]), x0R = Double(input1[0])
+            let y0L = b0 * x0L + z1L, y0R = b0 * x0R + z1R
+            z1L = b1 * x0L - a1 * y0L + z2L
+            z1R = b1 * x0R - a1 * y0R + z2R
+            let x1L = Double(input0[1]), x1R = Double(input1[1])
+            let y1L = b0 * x1L + z1L, y1R = b0 * x1R + z1R
+            output0[0] = Float(y0L); output1[0] = Float(y0R)
+            output0[1] = Float(y1L); output1[1] = Float(y1R)
+            var xm2L = x0L, xm1L = x1L, ym2L = y0L, ym1L = y1L
+            var xm2R = x0R, xm1R = x1R, ym2R = y0R, ym1R = y1R
+            var i = 2
+            while i < count {
+                // Both loads before either store: an output may alias an input.
+                let xL = Double(input0[i]), xR = Double(input1[i])
+                let feedForwardL = (b0 * xL + b1 * xm1L) + b2 * xm2L
+                let feedForwardR = (b0 * xR + b1 * xm1R) + b2 * xm2R
+                let yL = (feedForwardL - a2 * ym2L) - a1 * ym1L
+                let yR = (feedForwardR - a2 * ym2R) - a1 * ym1R
+                output0[i] = Float(yL); output1[i] = Float(yR)
+                xm2L = xm1L; xm1L = xL; ym2L = ym1L; ym1L = yL
+                xm2R = xm1R; xm1R = xR; ym2R = ym1R; ym1R = yR
+                i += 1
+            }
+            z2L = b2 * xm1L - a2 * ym1L
+            z1L = b1 * xm1L - a1 * ym1L + (b2 * xm2L - a2 * ym2L)
+            z2R = b2 * xm1R - a2 * ym1R
+            z1R = b1 * xm1R - a1 * ym1R + (b2 * xm2R - a2 * ym2R)
+        } else if count == 1 {
+            let xL = Double(input0[0]), xR = Double(input1[0])
+            let yL = b0 * xL + z1L, yR = b0 * xR + z1R
+            z1L = b1 * xL - a1 * yL + z2L
+            z2L = b2 * xL - a2 * yL
+            z1R = b1 * xR - a1 * yR + z2R
+            z2R = b2 * xR - a2 * yR
+            output0[0] = Float(yL); output1[0] = Float(yR)
+        }
+        if abs(z1L) < 1e-30 { z1L = 0 }
+        if abs(z2L) < 1e-30 { z2L = 0 }
+        if abs(z1R) < 1e-30 { z1R = 0 }
+        if abs(z2R) < 1e-30 { z2R = 0 }
+        state0.z1 = z1L; state0.z2 = z2L
+        state1.z1 = z1R; state1.z2 = z2R
     }
 
     /// Filters `count` samples of `samples` in place, advancing `state`.

@@ -25,6 +25,14 @@ import Synchronization
 /// Below the ceiling the gain is exactly 1 and the output is exactly the input,
 /// delayed by `latencyFrames`. Everything is per sample, so the output does not
 /// depend on the block size.
+///
+/// For speed the work is split into passes over a block (sanitize and find each
+/// frame's peak; the per-frame gain computer; apply and clamp), and a block that
+/// arrives while the limiter is idle (the envelope has been exactly 1 for a whole
+/// window, so every needed gain and every value in the mean is 1) and stays below
+/// the ceiling skips the gain computer: the per-frame steps would give a gain of
+/// exactly 1 throughout, so the block is just delayed, and the state is set to
+/// what those steps would leave.
 public final class LimiterNode: AudioNode {
     /// The ceiling: no sample leaves above it.
     public let ceilingDB: Float
@@ -43,8 +51,16 @@ public final class LimiterNode: AudioNode {
     private var channelCount = 0
     /// The release smoothing factor per sample.
     private var releaseCoefficient: Double = 0
-    /// Delay lines, `channelCount × latencyFrames`, channel-major.
-    private var delay: UnsafeMutablePointer<Float>
+    /// Per channel, `historyStride` floats: the last `latencyFrames` (sanitized) input
+    /// samples, oldest first, then room for one chunk of new input behind them. A
+    /// chunk's output is the first `frames` samples of that run, and the delay line
+    /// moves on by shifting its last `latencyFrames` to the front.
+    private var history: UnsafeMutablePointer<Float>
+    private var historyStride = 0
+    /// Per frame of a chunk: the largest |sample| over the channels (as Float bits,
+    /// which order like the values for non-negative floats), then the applied gain.
+    private var framePeaks: UnsafeMutablePointer<Int32>
+    private var frameGains: UnsafeMutablePointer<Float>
     /// The sliding-minimum deque: frame indices and needed gains, `dequeMask + 1` slots.
     private var dequeIndex: UnsafeMutablePointer<Int>
     private var dequeGain: UnsafeMutablePointer<Float>
@@ -52,8 +68,10 @@ public final class LimiterNode: AudioNode {
     /// The last `latencyFrames + 1` envelope values, for the moving mean.
     private var window: UnsafeMutablePointer<Double>
 
+    /// The most frames processed in one go; longer blocks are taken in chunks.
+    private static var chunkFrames: Int { 256 }
+
     // MARK: Audio thread only
-    private var delayPosition = 0
     private var dequeHead = 0
     private var dequeTail = 0
     private var windowPosition = 0
@@ -64,6 +82,12 @@ public final class LimiterNode: AudioNode {
     private var envelope: Double = 1
     /// Frames seen since `reset`, to age entries out of the deque.
     private var frameIndex = 0
+    /// How many of the latest frames ended with the envelope at exactly 1 (capped).
+    /// Once that covers the whole window, every needed gain in the window and every
+    /// value in the mean is 1: the limiter is idle, `windowSum` is exactly the
+    /// window length (it is set so, the value the next wrap would recompute), and a
+    /// chunk that stays below the ceiling passes as a plain delay.
+    private var unityRun = 0
 
     /// - Parameters:
     ///   - ceilingDB: the output ceiling in dBFS.
@@ -76,7 +100,9 @@ public final class LimiterNode: AudioNode {
         self.lookaheadMilliseconds = lookaheadMilliseconds
         self.releaseMilliseconds = releaseMilliseconds
         ceiling = decibelsToGain(ceilingDB)
-        delay = .allocate(capacity: 1)
+        history = .allocate(capacity: 1)
+        framePeaks = .allocate(capacity: 1)
+        frameGains = .allocate(capacity: 1)
         dequeIndex = .allocate(capacity: 1)
         dequeGain = .allocate(capacity: 1)
         window = .allocate(capacity: 1)
@@ -84,7 +110,9 @@ public final class LimiterNode: AudioNode {
     }
 
     deinit {
-        delay.deallocate()
+        history.deallocate()
+        framePeaks.deallocate()
+        frameGains.deallocate()
         dequeIndex.deallocate()
         dequeGain.deallocate()
         window.deallocate()
@@ -101,7 +129,9 @@ public final class LimiterNode: AudioNode {
 
     /// - Realtime: unsafe (allocates). Control thread only.
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
-        delay.deallocate()
+        history.deallocate()
+        framePeaks.deallocate()
+        frameGains.deallocate()
         dequeIndex.deallocate()
         dequeGain.deallocate()
         window.deallocate()
@@ -112,8 +142,14 @@ public final class LimiterNode: AudioNode {
         var slots = 1
         while slots < windowLength + 1 { slots <<= 1 }
         dequeMask = slots - 1
-        delay = .allocate(capacity: channelCount * latencyFrames)
-        delay.initialize(repeating: 0, count: channelCount * latencyFrames)
+        let chunk = LimiterNode.chunkFrames
+        historyStride = latencyFrames + chunk
+        history = .allocate(capacity: channelCount * historyStride)
+        history.initialize(repeating: 0, count: channelCount * historyStride)
+        framePeaks = .allocate(capacity: chunk)
+        framePeaks.initialize(repeating: 0, count: chunk)
+        frameGains = .allocate(capacity: chunk)
+        frameGains.initialize(repeating: 1, count: chunk)
         dequeIndex = .allocate(capacity: slots)
         dequeIndex.initialize(repeating: 0, count: slots)
         dequeGain = .allocate(capacity: slots)
@@ -127,15 +163,15 @@ public final class LimiterNode: AudioNode {
     /// - Realtime: safe. Writes preallocated state only.
     @_noLocks
     public override func reset() {
-        delay.update(repeating: 0, count: channelCount * latencyFrames)
+        history.update(repeating: 0, count: channelCount * historyStride)
         window.update(repeating: 1, count: latencyFrames + 1)
         windowSum = Double(latencyFrames + 1)
-        delayPosition = 0
         dequeHead = 0
         dequeTail = 0
         windowPosition = 0
         envelope = 1
         frameIndex = 0
+        unityRun = latencyFrames + 1
         gainReductionBits.store(Float(0).bitPattern, ordering: .relaxed)
     }
 
@@ -152,89 +188,196 @@ public final class LimiterNode: AudioNode {
         let hasInput = inputs.count > 0 && inputs[0].channelCount > 0
         let input = hasInput ? inputs[0] : output
         let inputChannels = hasInput ? input.channelCount : 0
+        let chunk = 256  // `chunkFrames`; a literal keeps type metadata out of the checked code
+        var smallestGain: Float = 1
+        var done = 0
+        while done < frames {
+            let n = min(chunk, frames - done)
+            smallestGain = min(smallestGain, process(input: input, inputChannels: inputChannels, output: output,
+                                                     channels: channels, offset: done, frames: n))
+            done += n
+        }
+        let reduction: Float = smallestGain < 1 ? -_unsafePerformance { log10f(smallestGain) } * 20 : 0  // libm: arithmetic only
+        gainReductionBits.store(reduction.bitPattern, ordering: .relaxed)
+    }
 
+    /// Limits frames `offset..<offset + frames` (at most `chunkFrames`) of every
+    /// channel and returns the smallest gain applied.
+    /// - Realtime: safe. Arithmetic on preallocated state.
+    @_noLocks
+    private func process(input: AudioBlock, inputChannels: Int, output: AudioBlock,
+                         channels: Int, offset: Int, frames: Int) -> Float {
         let lookahead = latencyFrames, windowLength = latencyFrames + 1
+        let stride = historyStride
         let limit = ceiling
+        let peaks = framePeaks
+
+        // 1. Into the delay lines (NaN/Inf → 0: they would poison the gain computer and
+        //    the delay line), and the peak of each frame over the channels.
+        peaks.update(repeating: 0, count: frames)
+        var chunkPeak: Int32 = 0
+        for c in 0..<channels {
+            let line = history + c * stride + lookahead
+            if inputChannels > 0 {
+                let source = UnsafePointer(input.channels[min(c, inputChannels - 1)] + offset)
+                chunkPeak = max(chunkPeak, limiterSanitize(source, line, peaks: peaks, count: frames))
+            } else {
+                line.update(repeating: 0, count: frames)
+            }
+        }
+
+        var smallestGain: Float = 1
+        if unityRun >= windowLength && Float(bitPattern: UInt32(bitPattern: chunkPeak)) <= limit {
+            // Idle and staying below the ceiling: the gain is exactly 1 throughout, so
+            // the output is the delayed input, bit for bit. Bring the state to where the
+            // per-frame path would leave it: the window still all ones, the deque one
+            // entry (gain 1, the latest frame), the running sum exact.
+            frameIndex &+= frames
+            dequeHead = 0
+            dequeTail = 1
+            dequeIndex[0] = frameIndex &- 1
+            dequeGain[0] = 1
+            windowPosition = (windowPosition + frames) % windowLength
+            windowSum = Double(windowLength)
+            unityRun = min(unityRun + frames, Int(Int32.max))
+            for c in 0..<channels {
+                let line = history + c * stride, destination = output.channels[c] + offset
+                for i in 0..<frames { destination[i] = line[i] }
+            }
+        } else {
+            smallestGain = computeGains(frames: frames, windowLength: windowLength)
+            let gains = UnsafePointer(frameGains)
+            // 5. Apply, and clamp: nothing leaves above the ceiling, whatever the rounding.
+            for c in 0..<channels {
+                let line = UnsafePointer(history + c * stride), destination = output.channels[c] + offset
+                for i in 0..<frames {
+                    let y = line[i] * gains[i]
+                    destination[i] = min(max(y, -limit), limit)
+                }
+            }
+        }
+        // The delay lines move on: their last `lookahead` samples to the front.
+        for c in 0..<channels {
+            let line = history + c * stride
+            for i in 0..<lookahead { line[i] = line[i + frames] }
+        }
+        return smallestGain
+    }
+
+    /// Steps 2–4 for `frames` frames whose peaks are in `framePeaks`: the gains go
+    /// to `frameGains`; returns the smallest.
+    /// - Realtime: safe. Arithmetic on preallocated state.
+    @_noLocks
+    private func computeGains(frames: Int, windowLength: Int) -> Float {
+        let limit = ceiling
+        let peaks = UnsafePointer(framePeaks), gains = frameGains
+        let indices = dequeIndex, values = dequeGain, mask = dequeMask
+        let window = self.window, release = releaseCoefficient
+        let length = Double(windowLength)
+        var head = dequeHead, tail = dequeTail
+        var position = windowPosition, sum = windowSum, envelope = self.envelope
+        var index = frameIndex, run = unityRun
         var smallestGain: Float = 1
         for n in 0..<frames {
-            // 1. Into the delay line; the delayed frame parks in the output for now.
-            var peak: Float = 0
-            for c in 0..<channels {
-                var x: Float = 0
-                if inputChannels > 0 {
-                    x = input.channels[min(c, inputChannels - 1)][n]
-                    if !x.isFinite { x = 0 }  // NaN/Inf would poison the gain computer and the delay line
-                }
-                let line = delay + c * lookahead
-                output.channels[c][n] = line[delayPosition]
-                line[delayPosition] = x
-                peak = max(peak, abs(x))
-            }
-            delayPosition += 1
-            if delayPosition == lookahead { delayPosition = 0 }
-
-            // 2. The gain this frame needs, and the minimum over the look-ahead window.
+            // 2. The gain this frame needs, and the minimum over the look-ahead window
+            //    (a monotonic deque: values rise from head to tail, each frame pushed
+            //    and popped at most once, so O(1) amortised).
+            let peak = Float(bitPattern: UInt32(bitPattern: peaks[n]))
             let needed: Float = peak > limit ? limit / peak : 1
-            let held = Double(slidingMinimum(needed, windowLength: windowLength))
+            while tail != head {
+                if values[(tail - 1) & mask] < needed { break }
+                tail -= 1
+            }
+            indices[tail & mask] = index
+            values[tail & mask] = needed
+            tail += 1
+            let oldest = index - windowLength + 1
+            while indices[head & mask] < oldest { head += 1 }
+            let held = Double(values[head & mask])
 
             // 3. Instant attack to the held minimum, exponential release towards it.
             if held < envelope {
                 envelope = held
             } else if held > envelope {
-                let next = envelope + releaseCoefficient * (held - envelope)
+                let next = envelope + release * (held - envelope)
                 // Snap the last −120 dB of the approach: Float would otherwise stall
                 // a few ulps short of 1 and never return to exact unity gain.
                 envelope = held - next < 1e-6 ? held : min(next, held)
             }
 
             // 4. Moving mean of the envelope over the window: the attack ramp.
-            windowSum += envelope - window[windowPosition]
-            window[windowPosition] = envelope
-            windowPosition += 1
-            if windowPosition == windowLength {
-                windowPosition = 0
-                windowSum = sumOfWindow(windowLength)
+            sum += envelope - window[position]
+            window[position] = envelope
+            position += 1
+            if position == windowLength {
+                position = 0
+                sum = 0  // recompute exactly once per window: no drift, O(1) amortised
+                for k in 0..<windowLength { sum += window[k] }
             }
-            let gain = min(1, Float(windowSum / Double(windowLength)))
+            run = envelope == 1 ? min(run + 1, Int(Int32.max)) : 0
+            // A whole window of ones: the mean is exactly 1 (what the next wrap would find).
+            if run >= windowLength { sum = length }
+            let gain = min(1, Float(sum / length))
+            gains[n] = gain
             smallestGain = min(smallestGain, gain)
-
-            // 5. Apply, and clamp: nothing leaves above the ceiling, whatever the rounding.
-            for c in 0..<channels {
-                let y = output.channels[c][n] * gain
-                output.channels[c][n] = min(max(y, -limit), limit)
-            }
-            frameIndex &+= 1
+            index &+= 1
         }
-        let reduction: Float = smallestGain < 1 ? -_unsafePerformance { log10f(smallestGain) } * 20 : 0  // libm: arithmetic only
-        gainReductionBits.store(reduction.bitPattern, ordering: .relaxed)
+        dequeHead = head
+        dequeTail = tail
+        windowPosition = position
+        windowSum = sum
+        self.envelope = envelope
+        frameIndex = index
+        unityRun = run
+        return smallestGain
     }
+}
 
-    /// Pushes this frame's needed gain and returns the minimum of the last
-    /// `windowLength` values: a monotonic deque (values rise from head to tail),
-    /// each frame pushed and popped at most once, so O(1) amortised.
-    /// - Realtime: safe. Arithmetic on preallocated storage.
-    @_noLocks @inline(__always)
-    private func slidingMinimum(_ value: Float, windowLength: Int) -> Float {
-        // No `&&` here: its autoclosure would capture (and retain) `self`.
-        while dequeTail != dequeHead {
-            if dequeGain[(dequeTail - 1) & dequeMask] < value { break }
-            dequeTail -= 1
-        }
-        dequeIndex[dequeTail & dequeMask] = frameIndex
-        dequeGain[dequeTail & dequeMask] = value
-        dequeTail += 1
-        let oldest = frameIndex - windowLength + 1
-        while dequeIndex[dequeHead & dequeMask] < oldest { dequeHead += 1 }
-        return dequeGain[dequeHead & dequeMask]
+/// Copies `count` samples from `source` to `destination`, with NaN and ±Inf
+/// replaced by +0, raises `peaks[i]` to the bits of |sample i| where that is
+/// larger, and returns the largest of those bits. Bit patterns of non-negative
+/// floats order like their values, so the maxima are integer maxima, in lane-wise
+/// arithmetic without comparisons (SIMD masks compile into long shuffles).
+/// - Realtime: safe. Arithmetic on caller-owned memory.
+@_noLocks @inline(__always)
+private func limiterSanitize(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                             peaks: UnsafeMutablePointer<Int32>, count: Int) -> Int32 {
+    typealias Bits = SIMD8<Int32>
+    let width = 8
+    var largest = Bits()
+    var i = 0
+    while i + width <= count {
+        let bits = UnsafeRawPointer(source + i).loadUnaligned(as: Bits.self)
+        let magnitude = bits & 0x7FFF_FFFF
+        // magnitude − 0x7F80_0000 is negative exactly for finite values; its sign,
+        // shifted across the lane, keeps them and clears NaN and ±Inf.
+        let keep = (magnitude &- 0x7F80_0000) &>> 31
+        UnsafeMutableRawPointer(destination + i).storeBytes(of: bits & keep, as: Bits.self)
+        let finite = magnitude & keep
+        let peak = limiterLanewiseMax(UnsafeRawPointer(peaks + i).loadUnaligned(as: Bits.self), finite)
+        UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: Bits.self)
+        largest = limiterLanewiseMax(largest, peak)
+        i += width
     }
+    var result: Int32 = 0
+    for k in 0..<width { result = max(result, largest[k]) }
+    while i < count {
+        let bits = Int32(bitPattern: source[i].bitPattern)
+        let magnitude = bits & 0x7FFF_FFFF
+        let keep = (magnitude &- 0x7F80_0000) &>> 31
+        destination[i] = Float(bitPattern: UInt32(bitPattern: bits & keep))
+        let peak = max(peaks[i], magnitude & keep)
+        peaks[i] = peak
+        result = max(result, peak)
+        i += 1
+    }
+    return result
+}
 
-    /// The exact sum of the window, recomputed once per window length so that
-    /// the running sum's rounding never accumulates (O(1) amortised).
-    /// - Realtime: safe. Arithmetic on preallocated storage.
-    @_noLocks
-    private func sumOfWindow(_ windowLength: Int) -> Double {
-        var sum: Double = 0
-        for k in 0..<windowLength { sum += window[k] }
-        return sum
-    }
+/// The larger of each pair of non-negative lanes: a ^ ((a ^ b) & m), m all ones
+/// where a − b is negative.
+/// - Realtime: safe.
+@_noLocks @inline(__always)
+private func limiterLanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> {
+    a ^ ((a ^ b) & ((a &- b) &>> 31))
 }
