@@ -195,96 +195,21 @@ struct ReverbRamp {
 
 /// Stored tank values below this magnitude become 0: far below anything
 /// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
-private let reverbFlushThreshold: Float = 1e-20
+/// A dead band, not a rounding: rounding small values to a grid (adding and
+/// subtracting a constant) would leave the recirculating combs in a limit
+/// cycle one grid step above zero instead of letting them die out.
+let reverbFlushThreshold: Float = 1e-20
 
 /// - Realtime: safe.
 @inline(__always)
-private func flushTiny(_ x: Float) -> Float {
+func flushTiny(_ x: Float) -> Float {
     abs(x) < reverbFlushThreshold ? 0 : x
 }
 
-/// Eight lowpass-feedback combs (Freeverb's `comb`) of one channel, run
-/// side by side: each delay line's output is low-passed by a one-pole filter
-/// and fed back into the line. A comb alone is a chain of dependent
-/// multiply-adds, one sample after the other; eight independent combs in the
-/// lanes of one SIMD vector keep the processor busy instead of waiting.
-struct ReverbCombBank {
-    static let width = 8
-    /// The eight delay lines.
-    let lines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    var length: SIMD8<Int32>
-    var index = SIMD8<Int32>(repeating: 0)
-    /// The one-pole lowpass states.
-    var lowpass = SIMD8<Float>(repeating: 0)
-
-    /// Adds the eight combs' outputs for `frames` samples of `input` into `sum`.
-    /// `feedback` and `damp` are per-sample coefficients, or nil for the
-    /// constants `fixedFeedback` and `fixedDamp` (the usual, settled case).
-    /// `work` is scratch for `8 × frames` samples.
-    ///
-    /// Every line is longer than a block (the tank cuts blocks to its shortest
-    /// line), so a block's reads never see its own writes: the eight lines'
-    /// outputs are gathered once into frame-major rows of eight (one SIMD
-    /// load a frame), run through the recurrences, and scattered back.
-    /// - Realtime: safe.
-    @_noLocks
-    mutating func accumulate(
-        input: UnsafePointer<Float>, feedback: UnsafePointer<Float>?, damp: UnsafePointer<Float>?,
-        fixedFeedback: Float, fixedDamp: Float,
-        into sum: UnsafeMutablePointer<Float>, frames: Int, work: UnsafeMutablePointer<Float>
-    ) {
-        for k in 0..<Self.width {
-            Self.gather(line: lines[k], length: Int(length[k]), start: Int(index[k]), into: work + k, frames: frames)
-        }
-        let tiny = SIMD8<Float>(repeating: reverbFlushThreshold)
-        let zero = SIMD8<Float>(repeating: 0)
-        var lp = lowpass
-        var fb = fixedFeedback, d = fixedDamp
-        let rows = UnsafeMutableRawPointer(work)
-        for f in 0..<frames {
-            if let feedback { fb = feedback[f] }
-            if let damp { d = damp[f] }
-            let delayed = rows.loadUnaligned(fromByteOffset: f * 32, as: SIMD8<Float>.self)
-            // Only the stored samples are flushed per sample: that keeps the
-            // loop-carried chain to one multiply-add. The lowpass state alone
-            // could only pass through the subnormal range within this block
-            // (harmless: the render thread flushes to zero) and is cleaned below.
-            lp = delayed * (1 - d) + lp * d
-            var w = input[f] + lp * fb
-            w.replace(with: zero, where: (w .< tiny) .& (w .> -tiny))
-            rows.storeBytes(of: w, toByteOffset: f * 32, as: SIMD8<Float>.self)
-            sum[f] += delayed.sum()
-        }
-        lp.replace(with: zero, where: (lp .< tiny) .& (lp .> -tiny))
-        lowpass = lp
-        for k in 0..<Self.width {
-            let len = Int(length[k])
-            Self.scatter(from: work + k, line: lines[k], length: len, start: Int(index[k]), frames: frames)
-            var next = Int(index[k]) + frames
-            if next >= len { next -= len }
-            index[k] = Int32(next)
-        }
-    }
-
-    /// Copies `frames` samples of a circular line, from `start`, into every 8th slot of `rows`.
-    /// - Realtime: safe.
-    @_noLocks
-    @inline(__always)
-    static func gather(line: UnsafeMutablePointer<Float>, length: Int, start: Int, into rows: UnsafeMutablePointer<Float>, frames: Int) {
-        let first = min(frames, length - start)
-        for f in 0..<first { rows[f * 8] = line[start + f] }
-        for f in first..<frames { rows[f * 8] = line[f - first] }
-    }
-
-    /// The reverse of `gather`.
-    /// - Realtime: safe.
-    @_noLocks
-    @inline(__always)
-    static func scatter(from rows: UnsafeMutablePointer<Float>, line: UnsafeMutablePointer<Float>, length: Int, start: Int, frames: Int) {
-        let first = min(frames, length - start)
-        for f in 0..<first { line[start + f] = rows[f * 8] }
-        for f in first..<frames { line[f - first] = rows[f * 8] }
-    }
+/// - Realtime: safe.
+@inline(__always)
+func flushTiny(_ x: SIMD4<Float>) -> SIMD4<Float> {
+    x.replacing(with: 0, where: (x .< reverbFlushThreshold) .& (x .> -reverbFlushThreshold))
 }
 
 /// One Schroeder all-pass diffuser with feedback 0.5 (Freeverb's `allpass`).
@@ -342,14 +267,11 @@ struct ReverbTank {
 
     /// Two comb banks: the left channel's, then the right's.
     let combBanks: UnsafeMutablePointer<ReverbCombBank>
-    /// The banks' line pointers, `combCount` per bank.
-    let combLines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     /// `2 × allpassCount` all-passes: left, then right.
     let allpasses: UnsafeMutablePointer<ReverbAllpass>
     let lines: UnsafeMutablePointer<Float>
     let lineSampleCount: Int
-    /// Five scratch rows of `capacity` frames (tank input, feedback, damping,
-    /// left and right wet), then `8 × capacity` frame-major samples for the comb banks.
+    /// Five scratch rows of `capacity` frames: tank input, feedback, damping, left and right wet.
     let scratch: UnsafeMutablePointer<Float>
     let capacity: Int
 
@@ -368,34 +290,29 @@ struct ReverbTank {
         }
         // A chunk never exceeds the shortest line: the comb banks rely on it.
         capacity = max(1, min(maximumFrames, (combLengths + allpassLengths).min()!))
-        lineSampleCount = combLengths.reduce(0, +) + allpassLengths.reduce(0, +)
+        lineSampleCount = allpassLengths.reduce(0, +)
         lines = .allocate(capacity: lineSampleCount)
         lines.initialize(repeating: 0, count: lineSampleCount)
-        combLines = .allocate(capacity: combLengths.count)
         combBanks = .allocate(capacity: 2)
         allpasses = .allocate(capacity: allpassLengths.count)
         var next = lines
-        for (k, length) in combLengths.enumerated() {
-            (combLines + k).initialize(to: next)
-            next += length
-        }
         for bank in 0..<2 {
-            var lengths = SIMD8<Int32>(repeating: 1)
-            for k in 0..<Self.combCount { lengths[k] = Int32(combLengths[bank * Self.combCount + k]) }
-            (combBanks + bank).initialize(to: ReverbCombBank(lines: combLines + bank * Self.combCount, length: lengths))
+            let delays = Array(combLengths[(bank * Self.combCount)..<((bank + 1) * Self.combCount)])
+            (combBanks + bank).initialize(to: ReverbCombBank(delays: delays, maximumFrames: capacity))
         }
         for (k, length) in allpassLengths.enumerated() {
             (allpasses + k).initialize(to: ReverbAllpass(line: next, length: length))
             next += length
         }
-        scratch = .allocate(capacity: 13 * capacity)
-        scratch.initialize(repeating: 0, count: 13 * capacity)
+        scratch = .allocate(capacity: 5 * capacity)
+        scratch.initialize(repeating: 0, count: 5 * capacity)
     }
 
     /// - Realtime: unsafe (frees memory). Control thread only.
     func deallocate() {
         lines.deallocate()
-        combLines.deallocate()
+        combBanks[0].deallocate()
+        combBanks[1].deallocate()
         combBanks.deallocate()
         allpasses.deallocate()
         scratch.deallocate()
@@ -406,10 +323,8 @@ struct ReverbTank {
     @_noLocks
     func clear() {
         lines.update(repeating: 0, count: lineSampleCount)
-        for bank in 0..<2 {
-            combBanks[bank].index = SIMD8(repeating: 0)
-            combBanks[bank].lowpass = SIMD8(repeating: 0)
-        }
+        combBanks[0].clear()
+        combBanks[1].clear()
         for k in 0..<(2 * Self.allpassCount) { allpasses[k].index = 0 }
     }
 
@@ -430,22 +345,13 @@ struct ReverbTank {
 
         for f in 0..<frames { tankInput[f] = (left[f] + right[f]) * Self.inputGain }
         // Freeverb's mappings: feedback = 0.7 + 0.28 · room, damp = 0.4 · damping.
-        // Settled parameters (the usual case) are passed as constants.
-        let roomMoving = room.isSmoothing, dampingMoving = damping.isSmoothing
         Self.ramp(&room, into: feedback, frames: frames, scale: 0.28, offset: 0.7)
         Self.ramp(&damping, into: damp, frames: frames, scale: 0.4, offset: 0)
-        let fixedFeedback = feedback[0], fixedDamp = damp[0]
 
         wetLeft.update(repeating: 0, count: frames)
         wetRight.update(repeating: 0, count: frames)
-        let feedbackRow: UnsafePointer<Float>? = roomMoving ? UnsafePointer(feedback) : nil
-        let dampRow: UnsafePointer<Float>? = dampingMoving ? UnsafePointer(damp) : nil
-        combBanks[0].accumulate(input: tankInput, feedback: feedbackRow, damp: dampRow,
-                                fixedFeedback: fixedFeedback, fixedDamp: fixedDamp, into: wetLeft, frames: frames,
-                                work: scratch + 5 * capacity)
-        combBanks[1].accumulate(input: tankInput, feedback: feedbackRow, damp: dampRow,
-                                fixedFeedback: fixedFeedback, fixedDamp: fixedDamp, into: wetRight, frames: frames,
-                                work: scratch + 5 * capacity)
+        combBanks[0].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetLeft, frames: frames)
+        combBanks[1].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetRight, frames: frames)
         for k in 0..<Self.allpassCount {
             allpasses[k].process(wetLeft, frames: frames)
             allpasses[Self.allpassCount + k].process(wetRight, frames: frames)
