@@ -1,19 +1,29 @@
+import ALSAIO
 import AudioCore
 import FileIO
+import Foundation
 
-/// `busker live`: the live voice chain. With `file:` endpoints it runs offline
-/// over a file as fast as the machine allows, with the graph the live driver uses.
+/// `busker live`: the live voice chain. On ALSA devices it runs in real time
+/// with a terminal UI (or headless); with `file:` endpoints it runs offline
+/// over a file as fast as the machine allows, with the same graph.
 enum LiveCommand {
     static let help = """
-    usage: busker live --input file:IN.wav --output file:OUT.wav [options]
+    usage: busker live [--device PCM | --input PCM --output PCM] [options]
+           busker live --input file:IN.wav --output file:OUT.wav [options]
 
-    Runs the voice chain: high-pass → bass → treble → boost → reverb → mixer
-    → limiter (−1 dBFS) → meter. Mono or stereo in, stereo out. Input at any
-    sample rate is converted to the engine rate.
+    Mic → high-pass → bass → treble → boost → reverb → mixer → limiter
+    (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
+    volume 0.3 with the mic on; a terminal UI shows meters and every control
+    (space turns the mic off, q quits). Mono or stereo in, stereo out.
 
-    endpoints:
-      --input file:PATH      read the input from an audio file (WAV, FLAC, Ogg, AIFF…)
-      --output file:PATH     write the output to a file (.wav, .flac, .ogg, .aiff)
+    devices (ALSA PCM names, as in aplay -D; see busker devices):
+      --device PCM           capture and playback on one PCM (default: default)
+      --input PCM            capture PCM, or file:PATH to read an audio file
+      --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
+      --period FRAMES        frames per period, 1…8192 (default 64; JACK's -p)
+      --periods N            periods per buffer, 2…16 (default 2; JACK's -n)
+      --rate HZ              sample rate, 8000…192000 (default 48000)
+      --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
 
     voice controls:
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
@@ -24,30 +34,39 @@ enum LiveCommand {
       --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
       --high-pass HZ         rumble filter corner, 20…500 Hz (default 80)
 
-    engine:
-      --rate HZ              engine sample rate, 8000…192000 (default 48000)
-      --period FRAMES        block size, 1…8192 (default 64)
+    files only:
       --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
       --help                 show this help
+
+    No sound card? Tools/virtual-soundcard starts a virtual one (JACK dummy driver).
     """
 
     static func run(_ arguments: [String]) throws {
         let args = try ArgumentScanner(arguments,
-            valued: ["input", "output", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
-                     "rate", "period", "format"],
-            flags: ["help"])
+            valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
+                     "rate", "period", "periods", "format"],
+            flags: ["help", "no-tui"])
         if args.has("help") {
             print(help)
             return
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
         let settings = try voiceSettings(from: args)
-        guard let input = args.string("input"), let output = args.string("output") else {
-            throw CommandLineError.usage("live needs --input file:IN.wav and --output file:OUT.wav")
+        let input = args.string("input"), output = args.string("output")
+        let inputIsFile = input?.hasPrefix("file:") ?? false
+        let outputIsFile = output?.hasPrefix("file:") ?? false
+        if inputIsFile || outputIsFile {
+            guard let input, let output, inputIsFile, outputIsFile, args.string("device") == nil else {
+                throw CommandLineError.usage("file: endpoints go together: --input file:IN.wav --output file:OUT.wav")
+            }
+            try runOnFiles(input: input, output: output, args: args, settings: settings)
+        } else {
+            if args.string("format") != nil { throw CommandLineError.usage("--format is for file: outputs") }
+            try runOnDevices(args: args, settings: settings)
         }
-        guard input.hasPrefix("file:"), output.hasPrefix("file:") else {
-            throw CommandLineError.usage("only file: endpoints are available in this build (ALSA devices come with the live driver); try --input file:IN.wav --output file:OUT.wav")
-        }
+    }
+
+    private static func runOnFiles(input: String, output: String, args: ArgumentScanner, settings: VoiceSettings) throws {
         var options = FileRenderDriver.Options(inputPath: String(input.dropFirst(5)), outputPath: String(output.dropFirst(5)))
         guard !options.inputPath.isEmpty, !options.outputPath.isEmpty else {
             throw CommandLineError.usage("file: needs a path, as in file:voice.wav")
@@ -64,6 +83,57 @@ enum LiveCommand {
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
+    }
+
+    /// The live mic on ALSA devices: open, build the chain for what was
+    /// granted, start, and hand over to the session until q, a signal or a
+    /// device problem. Exit status 1 when the device stopped us.
+    private static func runOnDevices(args: ArgumentScanner, settings: VoiceSettings) throws {
+        var options: DuplexDriver.Options
+        if let device = args.string("device") {
+            guard args.string("input") == nil, args.string("output") == nil else {
+                throw CommandLineError.usage("use --device for both directions, or --input and --output, not both")
+            }
+            options = DuplexDriver.Options(device: device)
+        } else {
+            options = DuplexDriver.Options(capture: args.string("input") ?? "default", playback: args.string("output") ?? "default")
+        }
+        options.periodFrames = try args.int("period", in: 1...8192) ?? 64
+        options.periodCount = try args.int("periods", in: 2...16) ?? 2
+        options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        let useTUI = !args.has("no-tui") && Terminal.isInteractive
+
+        StopSignals.install()
+        let driver: DuplexDriver
+        do {
+            driver = try DuplexDriver(options: options)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let engine = RenderEngine()
+        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings)
+        engine.install(try chain.compile(spec: driver.processSpec))
+        do {
+            try driver.start(engine: engine)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        print("busker live: \(driver.granted)")
+        if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
+
+        let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
+        let ending = session.run()
+        driver.stop()
+        driver.close()
+        engine.releaseAll()
+        switch ending {
+        case .userQuit:
+            print("busker live: stopped (q). xruns: \(driver.xrunCount)")
+        case let .signal(sig):
+            print("busker live: stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM"). xruns: \(driver.xrunCount)")
+        case let .driverStopped(reason):
+            throw CommandLineError.runtime("stopped: \(reason); the mic is off. xruns: \(driver.xrunCount)")
+        }
     }
 
     /// Runs the voice chain over a file; shared with the benchmark.

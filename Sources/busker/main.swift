@@ -10,8 +10,9 @@ Busker is a real-time audio engine for Linux: live voice amplification with
 EQ, reverb and a limiter, instruments over MIDI, and recording.
 
 commands:
-  live     run the live voice chain (mic → EQ → reverb → limiter → speaker);
-           today over files: --input file:IN.wav --output file:OUT.wav
+  live     the live mic: mic → EQ → reverb → limiter → speaker, on ALSA
+           devices, or offline over files (--input file:IN.wav --output file:OUT.wav)
+  devices  list sound cards and ALSA PCM names
   bench    measure the voice chain's speed, and compare it with sox
   help     show help for a command (busker help live)
 
@@ -27,11 +28,13 @@ func runCommand(_ arguments: [String]) throws {
     switch command {
     case "live": try LiveCommand.run(rest)
     case "bench": try BenchCommand.run(rest)
+    case "devices": try DevicesCommand.run(rest)
     case "help", "--help", "-h":
         switch rest.first {
         case nil: print(topLevelHelp)
         case "live": print(LiveCommand.help)
         case "bench": print(BenchCommand.help)
+        case "devices": print(DevicesCommand.help)
         case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
         }
     case "--version": print("busker 0.1.0")

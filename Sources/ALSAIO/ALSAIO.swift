@@ -1,1 +1,0 @@
-// The ALSA I/O core lives here (see DuplexDriver.swift).

@@ -1,0 +1,115 @@
+import CALSA
+
+/// The libasound calls the driver makes on a PCM, as a table of swappable
+/// functions, after swift-system's `Mocking.swift`: the default `live` table
+/// calls libasound; a test or the fault-injecting driver (issue 7) copies it
+/// and replaces any entry to fail with any error at any point — open,
+/// hardware/software parameter commit, prepare, start, read, write, recover,
+/// resume, drop, drain, close.
+///
+/// The table covers every call that acts on a device. The `snd_pcm_hw_params_set_*`
+/// refinements only narrow a local parameter object and are called directly;
+/// their outcome reaches the device only through `commitHardwareParameters`,
+/// which is in the table.
+///
+/// The driver copies the table into its render loop once, before the loop
+/// starts: calling an entry is an indirect call, with no allocation, lock or
+/// reference counting on the audio thread. Entries used there must keep that
+/// promise too (a fault injector should count with atomics, not append to arrays).
+public struct PCMCalls: @unchecked Sendable {
+    public typealias PCM = OpaquePointer
+    /// `snd_pcm_open` / `snd_pcm_open_lconf`: (out handle, name, stream, mode, configuration tree or nil).
+    public var open: @Sendable (_ handle: UnsafeMutablePointer<OpaquePointer?>, _ name: UnsafePointer<CChar>,
+                                _ stream: snd_pcm_stream_t, _ mode: Int32, _ configuration: OpaquePointer?) -> Int32
+    public var close: @Sendable (PCM) -> Int32
+    /// `snd_pcm_hw_params`: installs the negotiated hardware parameters.
+    public var commitHardwareParameters: @Sendable (PCM, OpaquePointer) -> Int32
+    /// `snd_pcm_sw_params`.
+    public var commitSoftwareParameters: @Sendable (PCM, OpaquePointer) -> Int32
+    public var link: @Sendable (PCM, PCM) -> Int32
+    public var unlink: @Sendable (PCM) -> Int32
+    public var prepare: @Sendable (PCM) -> Int32
+    public var start: @Sendable (PCM) -> Int32
+    /// `snd_pcm_drop`: stop now, discarding pending frames.
+    public var drop: @Sendable (PCM) -> Int32
+    /// `snd_pcm_drain`: stop after pending frames have played.
+    public var drain: @Sendable (PCM) -> Int32
+    /// `snd_pcm_resume`, after a suspend (`-ESTRPIPE`).
+    public var resume: @Sendable (PCM) -> Int32
+    /// `snd_pcm_recover(pcm, error, silent)`: the driver uses it for `-EPIPE` only.
+    public var recover: @Sendable (PCM, Int32, Int32) -> Int32
+    /// `snd_pcm_wait(pcm, timeoutMilliseconds)`: 1 ready, 0 timeout, negative error.
+    public var wait: @Sendable (PCM, Int32) -> Int32
+    public var state: @Sendable (PCM) -> snd_pcm_state_t
+    public var readInterleaved: @Sendable (PCM, UnsafeMutableRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    public var writeInterleaved: @Sendable (PCM, UnsafeRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    public var readNoninterleaved: @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    public var writeNoninterleaved: @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+
+    public init(
+        open: @escaping @Sendable (UnsafeMutablePointer<OpaquePointer?>, UnsafePointer<CChar>, snd_pcm_stream_t, Int32, OpaquePointer?) -> Int32,
+        close: @escaping @Sendable (PCM) -> Int32,
+        commitHardwareParameters: @escaping @Sendable (PCM, OpaquePointer) -> Int32,
+        commitSoftwareParameters: @escaping @Sendable (PCM, OpaquePointer) -> Int32,
+        link: @escaping @Sendable (PCM, PCM) -> Int32,
+        unlink: @escaping @Sendable (PCM) -> Int32,
+        prepare: @escaping @Sendable (PCM) -> Int32,
+        start: @escaping @Sendable (PCM) -> Int32,
+        drop: @escaping @Sendable (PCM) -> Int32,
+        drain: @escaping @Sendable (PCM) -> Int32,
+        resume: @escaping @Sendable (PCM) -> Int32,
+        recover: @escaping @Sendable (PCM, Int32, Int32) -> Int32,
+        wait: @escaping @Sendable (PCM, Int32) -> Int32,
+        state: @escaping @Sendable (PCM) -> snd_pcm_state_t,
+        readInterleaved: @escaping @Sendable (PCM, UnsafeMutableRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
+        writeInterleaved: @escaping @Sendable (PCM, UnsafeRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
+        readNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
+        writeNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    ) {
+        self.open = open
+        self.close = close
+        self.commitHardwareParameters = commitHardwareParameters
+        self.commitSoftwareParameters = commitSoftwareParameters
+        self.link = link
+        self.unlink = unlink
+        self.prepare = prepare
+        self.start = start
+        self.drop = drop
+        self.drain = drain
+        self.resume = resume
+        self.recover = recover
+        self.wait = wait
+        self.state = state
+        self.readInterleaved = readInterleaved
+        self.writeInterleaved = writeInterleaved
+        self.readNoninterleaved = readNoninterleaved
+        self.writeNoninterleaved = writeNoninterleaved
+    }
+
+    /// The real libasound functions.
+    public static let live = PCMCalls(
+        open: { handle, name, stream, mode, configuration in
+            if let configuration {
+                return snd_pcm_open_lconf(handle, name, stream, mode, configuration)
+            }
+            return snd_pcm_open(handle, name, stream, mode)
+        },
+        close: { snd_pcm_close($0) },
+        commitHardwareParameters: { snd_pcm_hw_params($0, $1) },
+        commitSoftwareParameters: { snd_pcm_sw_params($0, $1) },
+        link: { snd_pcm_link($0, $1) },
+        unlink: { snd_pcm_unlink($0) },
+        prepare: { snd_pcm_prepare($0) },
+        start: { snd_pcm_start($0) },
+        drop: { snd_pcm_drop($0) },
+        drain: { snd_pcm_drain($0) },
+        resume: { snd_pcm_resume($0) },
+        recover: { snd_pcm_recover($0, $1, $2) },
+        wait: { snd_pcm_wait($0, $1) },
+        state: { snd_pcm_state($0) },
+        readInterleaved: { snd_pcm_readi($0, $1, $2) },
+        writeInterleaved: { snd_pcm_writei($0, $1, $2) },
+        readNoninterleaved: { snd_pcm_readn($0, $1, $2) },
+        writeNoninterleaved: { snd_pcm_writen($0, $1, $2) }
+    )
+}

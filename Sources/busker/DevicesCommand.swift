@@ -1,0 +1,23 @@
+import ALSAIO
+
+/// `busker devices`: the cards and PCM names ALSA knows, like `aplay -L`
+/// and `arecord -l` together, with the default marked.
+enum DevicesCommand {
+    static let help = """
+    usage: busker devices
+
+    Lists sound cards and the ALSA PCM names to use with busker live
+    (--device, --input, --output), and says which is the default.
+    No sound card? Tools/virtual-soundcard starts a virtual one.
+    """
+
+    static func run(_ arguments: [String]) throws {
+        let args = try ArgumentScanner(arguments, valued: [], flags: ["help"])
+        if args.has("help") {
+            print(help)
+            return
+        }
+        if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
+        print(DeviceList.current().description)
+    }
+}

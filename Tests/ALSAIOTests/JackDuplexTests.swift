@@ -1,0 +1,104 @@
+import ALSAIO
+import AudioCore
+import Foundation
+import XCTest
+
+/// The driver in real time on Tools/virtual-soundcard: JACK's dummy driver
+/// and ALSA PCMs of type jack. Skipped where JACK or the ALSA jack plugin is
+/// not installed. Timing figures belong in the benchmark; this only asks
+/// that 2 s at 64-frame periods pass without an xrun.
+final class JackDuplexTests: XCTestCase {
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tools/virtual-soundcard")
+
+    private var serverName = ""
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        let plugins = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib"]
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd"), "jackd is not installed (apt-get install jackd2)")
+        try XCTSkipUnless(plugins.contains { FileManager.default.fileExists(atPath: "\($0)/libasound_module_pcm_jack.so") },
+                          "the ALSA jack plugin is not installed (apt-get install libasound2-plugins)")
+        dir = try ALSATestSupport.temporaryDirectory()
+        serverName = "busker-test-\(getpid())"
+        let (status, output) = try Self.runScript(["start", "--name", serverName, "--period", "64",
+                                                  "--config", dir.appendingPathComponent("asoundrc").path])
+        XCTAssertEqual(status, 0, output)
+        try XCTSkipUnless(status == 0, "the virtual sound card did not start: \(output)")
+        // The ALSA jack plugin finds the server through the JACK client library's environment.
+        setenv("JACK_DEFAULT_SERVER", serverName, 1)
+        setenv("JACK_NO_START_SERVER", "1", 1)
+    }
+
+    override func tearDownWithError() throws {
+        if !serverName.isEmpty { _ = try Self.runScript(["stop", "--name", serverName]) }
+        if let dir { try? FileManager.default.removeItem(at: dir) }
+    }
+
+    /// Runs the script with its output in a file, not a pipe: the JACK
+    /// server it starts inherits the script's descriptors, and would hold a
+    /// pipe open (no end of file, a hung test) for as long as it runs.
+    private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path] + arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    private func options() throws -> DuplexDriver.Options {
+        var o = DuplexDriver.Options(capture: "busker_in", playback: "busker_out")
+        o.configuration = .extending(try String(contentsOf: dir.appendingPathComponent("asoundrc"), encoding: .utf8))
+        o.periodFrames = 64
+        o.periodCount = 2
+        return o
+    }
+
+    func testTwoSecondsAt64FramePeriodsWithoutXruns() throws {
+        var o = try options()
+        o.stopAfterFrames = 2 * 48000
+        let driver = try DuplexDriver(options: o)
+        print("virtual sound card granted: \(driver.granted)")
+        XCTAssertEqual(driver.granted.sampleRate, 48000)
+        XCTAssertEqual(driver.granted.periodFrames, 64)
+        XCTAssertEqual(driver.granted.capture.format, .float32)
+        XCTAssertEqual(driver.granted.roundTripFrames, 128)
+        let engine = RenderEngine()
+        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: driver.granted.capture.channels, spec: driver.processSpec))
+        let started = Date()
+        try driver.start(engine: engine)
+        if let notice = driver.realtime?.notice { print(notice) }
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
+        let seconds = Date().timeIntervalSince(started)
+        print("ran \(driver.framesProcessed) frames in \(String(format: "%.2f", seconds)) s, xruns: \(driver.xrunCount), stalls: \(driver.stallCount)")
+        XCTAssertEqual(driver.xrunCount, 0)
+        XCTAssertEqual(driver.stallCount, 0)
+        XCTAssertGreaterThan(seconds, 1.5, "a real-time clock paces the loop")
+        driver.close()
+        engine.releaseAll()
+    }
+
+    func testChannelCountTheJackPCMRefuses() throws {
+        var o = try options()
+        o.captureChannels = 3
+        XCTAssertThrowsError(try DuplexDriver(options: o)) { error in
+            guard case let .channelsRefused(device, direction, requested, supported)? = error as? ALSAError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(device, "busker_in")
+            XCTAssertEqual(direction, .capture)
+            XCTAssertEqual(requested, 3)
+            XCTAssertEqual(supported, 2...2)
+        }
+    }
+}
