@@ -345,13 +345,13 @@ struct ReverbTank {
 
         for f in 0..<frames { tankInput[f] = (left[f] + right[f]) * Self.inputGain }
         // Freeverb's mappings: feedback = 0.7 + 0.28 · room, damp = 0.4 · damping.
-        Self.ramp(&room, into: feedback, frames: frames, scale: 0.28, offset: 0.7)
-        Self.ramp(&damping, into: damp, frames: frames, scale: 0.4, offset: 0)
+        // While both are settled the banks take one value each for the block.
+        let varying = room.isSmoothing || damping.isSmoothing
+        Self.ramp(&room, into: feedback, frames: varying ? frames : 1, scale: 0.28, offset: 0.7)
+        Self.ramp(&damping, into: damp, frames: varying ? frames : 1, scale: 0.4, offset: 0)
 
-        wetLeft.update(repeating: 0, count: frames)
-        wetRight.update(repeating: 0, count: frames)
-        combBanks[0].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetLeft, frames: frames)
-        combBanks[1].accumulate(input: tankInput, feedback: feedback, damp: damp, into: wetRight, frames: frames)
+        combBanks[0].process(input: tankInput, feedback: feedback, damp: damp, varying: varying, into: wetLeft, frames: frames)
+        combBanks[1].process(input: tankInput, feedback: feedback, damp: damp, varying: varying, into: wetRight, frames: frames)
         for k in 0..<Self.allpassCount {
             allpasses[k].process(wetLeft, frames: frames)
             allpasses[Self.allpassCount + k].process(wetRight, frames: frames)
