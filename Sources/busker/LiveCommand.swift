@@ -20,7 +20,7 @@ enum LiveCommand {
       --device PCM           capture and playback on one PCM (default: default)
       --input PCM            capture PCM, or file:PATH to read an audio file
       --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
-      --period FRAMES        frames per period, 1…8192 (default 64; JACK's -p)
+      --period FRAMES        frames per period, 1…8192 (default 64, JACK's -p; files: 1024)
       --periods N            periods per buffer, 2…16 (default 2; JACK's -n)
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
@@ -72,7 +72,7 @@ enum LiveCommand {
             throw CommandLineError.usage("file: needs a path, as in file:voice.wav")
         }
         options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
-        options.blockSize = try args.int("period", in: 1...8192) ?? 64
+        options.blockSize = try args.int("period", in: 1...8192) ?? FileRenderDriver.defaultBlockSize
         if let f = args.string("format") {
             guard let format = SampleFormat(rawValue: f) else {
                 throw CommandLineError.usage("--format must be s16, s24, s32 or f32, not '\(f)'")

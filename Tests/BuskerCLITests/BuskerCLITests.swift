@@ -152,11 +152,23 @@ final class BuskerCLITests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
         assertOneLineError(try busker("dance"), status: 2, mentioning: "dance")
-        assertOneLineError(try busker("live", "--input", "hw:0"), status: 2, mentioning: "output")
+        assertOneLineError(try busker("live", "--input", "file:" + input), status: 2, mentioning: "file:")
+        assertOneLineError(try busker("live", "--device", "hw:0", "--input", "hw:1"), status: 2, mentioning: "--device")
+    }
+
+    func testUnknownDeviceIsARuntimeErrorNamingIt() throws {
+        let r = try busker("live", "--device", "no_such_pcm_here", "--no-tui")
+        assertOneLineError(r, status: 1, mentioning: "no_such_pcm_here")
+    }
+
+    func testDevicesListsPCMNames() throws {
+        let r = try busker("devices")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("null"), r.stdout)
     }
 
     func testHelpAtEveryLevel() throws {
-        for args in [["--help"], ["help"], ["live", "--help"], ["bench", "--help"], ["help", "live"]] {
+        for args in [["--help"], ["help"], ["live", "--help"], ["bench", "--help"], ["devices", "--help"], ["help", "live"]] {
             let r = try runBusker(args)
             XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stdout.contains("usage: busker"), "\(args)")
