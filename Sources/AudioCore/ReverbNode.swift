@@ -193,23 +193,17 @@ struct ReverbRamp {
     }
 }
 
-/// Stored tank values below this magnitude become 0: far below anything
+/// Stored tank values below 1e-20 in magnitude become 0: far below anything
 /// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
 /// A dead band, not a rounding: rounding small values to a grid (adding and
-/// subtracting a constant) would leave the recirculating combs in a limit
+/// subtracting a constant) would leave the recirculating lines in a limit
 /// cycle one grid step above zero instead of letting them die out.
-let reverbFlushThreshold: Float = 1e-20
-
+/// (The comb bank has the same for vectors; each lives next to its caller so
+/// the compiler's `@_noLocks` check sees its body in debug builds too.)
 /// - Realtime: safe.
 @inline(__always)
-func flushTiny(_ x: Float) -> Float {
-    abs(x) < reverbFlushThreshold ? 0 : x
-}
-
-/// - Realtime: safe.
-@inline(__always)
-func flushTiny(_ x: SIMD4<Float>) -> SIMD4<Float> {
-    x.replacing(with: 0, where: (x .< reverbFlushThreshold) .& (x .> -reverbFlushThreshold))
+private func flushTiny(_ x: Float) -> Float {
+    abs(x) < 1e-20 ? 0 : x
 }
 
 /// One Schroeder all-pass diffuser with feedback 0.5 (Freeverb's `allpass`).
