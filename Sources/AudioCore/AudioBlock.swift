@@ -102,3 +102,15 @@ public final class AudioBuffer {
     /// Zeros every sample. Realtime: safe.
     public func clear() { storage.update(repeating: 0, count: max(1, channelCount * capacity)) }
 }
+
+extension UnsafeBufferPointer where Element == AudioBlock {
+    /// Input bus 0 when it is there and carries channels, else nil (no bus, or
+    /// an unconnected one): what a node with one input renders from; without
+    /// it a node writes silence. Realtime: safe.
+    @inlinable
+    public var connectedBus0: AudioBlock? {
+        if count == 0 { return nil }
+        let bus = self[0]
+        return bus.channelCount > 0 ? bus : nil
+    }
+}

@@ -32,10 +32,11 @@ public final class BiquadNode: AudioNode {
 
     // MARK: Audio thread only
     private var biquad = Biquad()
-    /// log2 of the frequency, dB gain and log2 of Q, each ramping in grid steps.
-    private var logFrequency = Ramp()
-    private var gain = Ramp()
-    private var logQ = Ramp()
+    /// log2 of the frequency, dB gain and log2 of Q, each ramping in grid steps
+    /// (one `next()` per coefficient update) and landing exactly on its target.
+    private var logFrequency = LinearRamp<Double>(value: 0, rampLength: 60)
+    private var gain = LinearRamp<Double>(value: 0, rampLength: 60)
+    private var logQ = LinearRamp<Double>(value: 0, rampLength: 60)
     /// The parameter values last read; the ramps head for these.
     private var targetFrequency: Float
     private var targetGainDB: Float
@@ -51,9 +52,6 @@ public final class BiquadNode: AudioNode {
     private let gainRef: Unmanaged<Parameter>
     private let qRef: Unmanaged<Parameter>
     private var sampleRate: Double = 48_000
-    /// Grid steps a ramp takes (20 ms), and its inverse.
-    private var rampSteps = 60
-    private var inverseRampSteps = 1.0 / 60
     private var states: UnsafeMutablePointer<BiquadState>
     private var stateCount = 0
 
@@ -91,8 +89,11 @@ public final class BiquadNode: AudioNode {
         states = .allocate(capacity: stateCount)
         states.initialize(repeating: BiquadState(), count: stateCount)
         sampleRate = spec.sampleRate
-        rampSteps = max(1, Int((Self.smoothingSeconds * spec.sampleRate / Double(Self.updateInterval)).rounded()))
-        inverseRampSteps = 1 / Double(rampSteps)
+        // Grid steps a ramp takes (20 ms).
+        let rampSteps = max(1, Int((Self.smoothingSeconds * spec.sampleRate / Double(Self.updateInterval)).rounded()))
+        logFrequency.rampLength = rampSteps
+        gain.rampLength = rampSteps
+        logQ.rampLength = rampSteps
     }
 
     /// Clears the filter state and jumps to the parameters' current values.
@@ -118,11 +119,7 @@ public final class BiquadNode: AudioNode {
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
-        guard inputs.count > 0, inputs[0].channelCount > 0 else {
-            for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
-            return
-        }
-        let input = inputs[0]
+        guard let input = inputs.connectedBus0 else { output.clear(); return }  // unconnected: silence
         readTargets()
         let channels = min(output.channelCount, stateCount)
         let lastInput = input.channelCount - 1
@@ -173,22 +170,21 @@ public final class BiquadNode: AudioNode {
     @_noLocks @inline(__always)
     private func readTargets() {
         let (f, g, qv) = readParameters()
-        let steps = rampSteps, inverse = inverseRampSteps
         if f != targetFrequency {
             targetFrequency = f
             let value = Double(f)
-            logFrequency.set(target: _unsafePerformance { log2(value) }, steps: steps, inverseSteps: inverse)
+            logFrequency.setTarget(_unsafePerformance { log2(value) })
             moving = true
         }
         if g != targetGainDB {
             targetGainDB = g
-            gain.set(target: Double(g), steps: steps, inverseSteps: inverse)
+            gain.setTarget(Double(g))
             moving = true
         }
         if qv != targetQ {
             targetQ = qv
             let value = Double(qv)
-            logQ.set(target: _unsafePerformance { log2(value) }, steps: steps, inverseSteps: inverse)
+            logQ.setTarget(_unsafePerformance { log2(value) })
             moving = true
         }
     }
@@ -198,13 +194,13 @@ public final class BiquadNode: AudioNode {
     /// - Realtime: safe (arithmetic and libm).
     @_noLocks @inline(__always)
     private func advanceSmoothing() {
-        let lf = logFrequency.advance()
-        let g = gain.advance()
-        let lq = logQ.advance()
+        let lf = logFrequency.next()
+        let g = gain.next()
+        let lq = logQ.next()
         // Plain `||` would capture self in autoclosures, which the checker rejects.
-        var stillMoving = logFrequency.isMoving
-        if gain.isMoving { stillMoving = true }
-        if logQ.isMoving { stillMoving = true }
+        var stillMoving = logFrequency.isSmoothing
+        if gain.isSmoothing { stillMoving = true }
+        if logQ.isSmoothing { stillMoving = true }
         if stillMoving {
             let (f, qv) = _unsafePerformance { (exp2(lf), exp2(lq)) }  // libm: arithmetic only
             biquad.coefficients = coefficients(frequency: f, gainDB: g, q: qv)
@@ -218,41 +214,5 @@ public final class BiquadNode: AudioNode {
     @_noLocks @inline(__always)
     private func coefficients(frequency: Double, gainDB: Double, q: Double) -> BiquadCoefficients {
         BiquadCoefficients.make(kind: kind, sampleRate: sampleRate, frequency: frequency, gainDB: gainDB, q: q)
-    }
-}
-
-/// A linear ramp in Double that moves in whole steps (one per coefficient
-/// update) and lands exactly on its target.
-private struct Ramp {
-    var current: Double = 0
-    var target: Double = 0
-    var step: Double = 0
-    var remaining = 0
-
-    var isMoving: Bool { remaining > 0 }
-
-    /// Heads for `newTarget` over `steps` steps from wherever the ramp is now.
-    /// - Realtime: safe.
-    mutating func set(target newTarget: Double, steps: Int, inverseSteps: Double) {
-        if newTarget == target { return }
-        target = newTarget
-        remaining = steps
-        step = (newTarget - current) * inverseSteps
-    }
-
-    /// Jumps to `value`. Realtime: safe.
-    mutating func snap(to value: Double) {
-        current = value
-        target = value
-        remaining = 0
-    }
-
-    /// The value one step on. Realtime: safe.
-    mutating func advance() -> Double {
-        if remaining > 0 {
-            remaining -= 1
-            current = remaining == 0 ? target : current + step
-        }
-        return current
     }
 }

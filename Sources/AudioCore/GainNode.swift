@@ -16,21 +16,14 @@ public final class GainNode: AudioNode {
     public let gainDB: Parameter
 
     // MARK: Audio thread only
-    /// The linear gain factor now, where it is heading, and the per-sample step.
-    private var gain: Float
-    private var targetGain: Float
-    private var step: Float = 0
-    /// Samples left in the ramp; 0 when settled.
-    private var remaining = 0
+    /// The linear gain factor, ramping per sample to where the parameter points.
+    private var gain: LinearSmoother
     /// The dB value last read, so the dB-to-gain conversion runs only on a change.
     private var targetDB: Float
 
     // MARK: Control thread only (set by `init` and `allocate`, read by the audio thread)
     /// The parameter, reachable without reference counting (`gainDB` keeps it alive).
     private let gainRef: Unmanaged<Parameter>
-    /// Samples a ramp takes (20 ms), and its inverse.
-    private var rampLength = 960
-    private var inverseRampLength: Float = 1.0 / 960
 
     /// - Parameters:
     ///   - gainDB: the initial gain, clamped to `range`.
@@ -39,15 +32,14 @@ public final class GainNode: AudioNode {
         self.gainDB = Parameter(name: "gain", unit: "dB", range: range, default: min(max(gainDB, range.lowerBound), range.upperBound))
         gainRef = .passUnretained(self.gainDB)
         targetDB = self.gainDB.value
-        gain = decibelsToGain(targetDB)
-        targetGain = gain
+        gain = LinearSmoother(value: decibelsToGain(targetDB), rampLength: 960)
         super.init(name: name)
     }
 
     /// - Realtime: unsafe. Control thread only.
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
-        rampLength = max(1, Int((Self.smoothingSeconds * spec.sampleRate).rounded()))
-        inverseRampLength = 1 / Float(rampLength)
+        // Samples a ramp takes (20 ms).
+        gain.rampLength = max(1, Int((Self.smoothingSeconds * spec.sampleRate).rounded()))
     }
 
     /// Jumps to the parameter's current value.
@@ -56,9 +48,7 @@ public final class GainNode: AudioNode {
     public override func reset() {
         let db = readParameter()
         targetDB = db
-        gain = _unsafePerformance { decibelsToGain(db) }  // powf: arithmetic only
-        targetGain = gain
-        remaining = 0
+        gain.snap(to: _unsafePerformance { decibelsToGain(db) })  // powf: arithmetic only
     }
 
     /// Scales input bus 0 into `output`.
@@ -67,40 +57,31 @@ public final class GainNode: AudioNode {
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
-        guard inputs.count > 0, inputs[0].channelCount > 0 else {
-            for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
-            return
-        }
-        let input = inputs[0]
+        guard let input = inputs.connectedBus0 else { output.clear(); return }  // unconnected: silence
         let db = readParameter()
         if db != targetDB {
             targetDB = db
-            targetGain = _unsafePerformance { decibelsToGain(db) }  // powf: arithmetic only
-            remaining = rampLength
-            step = (targetGain - gain) * inverseRampLength
+            gain.setTarget(_unsafePerformance { decibelsToGain(db) })  // powf: arithmetic only
         }
-        // The ramp part (possibly empty), then the settled part at a constant gain.
-        let ramped = min(remaining, frames)
-        let start = gain, increment = step, end = targetGain, left = remaining
-        var reached = start
+        let lastInput = input.channelCount - 1
+        if !gain.isSmoothing {
+            // Settled: one gain for the whole block.
+            let g = gain.current
+            for c in 0..<output.channelCount {
+                // `channels[…]`, not AudioBlock's subscript: the checker cannot see into other files.
+                let source = input.channels[min(c, lastInput)], destination = output.channels[c]
+                for i in 0..<frames { destination[i] = source[i] * g }
+            }
+            return
+        }
+        // Every channel walks its own copy of the ramp, so all get the same one.
+        var ramp = gain
         for c in 0..<output.channelCount {
-            // `channels[…]`, not AudioBlock's subscript: the checker cannot see into other files.
-            let source = input.channels[min(c, input.channelCount - 1)], destination = output.channels[c]
-            var g = start
-            for i in 0..<ramped {
-                // The last ramp sample lands exactly on the target.
-                g = left - i == 1 ? end : g + increment
-                destination[i] = source[i] * g
-            }
-            reached = g
-            if ramped < frames {
-                for i in ramped..<frames { destination[i] = source[i] * g }
-            }
+            ramp = gain
+            let source = input.channels[min(c, lastInput)], destination = output.channels[c]
+            for i in 0..<frames { destination[i] = source[i] * ramp.next() }
         }
-        if ramped > 0 {
-            remaining = left - ramped
-            gain = remaining == 0 ? end : reached
-        }
+        gain = ramp
     }
 
     /// The parameter's current value.

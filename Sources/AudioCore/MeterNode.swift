@@ -167,12 +167,11 @@ public final class MeterNode: AudioNode {
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
-        guard inputs.count > 0, inputs[0].channelCount > 0 else {
-            for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
+        guard let input = inputs.connectedBus0 else {
+            output.clear()
             measureSilence(frames: frames)
             return
         }
-        let input = inputs[0]
         let requests = peakResetRequests.load(ordering: .relaxed)
         if requests != peakResetsSeen {
             peakResetsSeen = requests

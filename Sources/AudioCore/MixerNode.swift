@@ -40,8 +40,8 @@ public final class MixerNode: AudioNode {
     /// Per input: parameter references and the values last turned into targets.
     private let strips: UnsafeMutablePointer<Strip>
     /// Per (input, output channel), index `input * channelCapacity + channel`.
-    private var smoothers: UnsafeMutablePointer<GainRamp>
-    private var master = GainRamp(value: 1, rampLength: 1)
+    private var smoothers: UnsafeMutablePointer<LinearSmoother>
+    private var master = LinearSmoother(value: 1, rampLength: 1)
     private var lastMaster: Float
     /// Set by `reset`: the first block after it snaps to the targets instead of ramping.
     private var snapPending = true
@@ -53,59 +53,6 @@ public final class MixerNode: AudioNode {
     private var rampLength = 1
     /// Output channels the smoothers are sized for.
     private var channelCapacity = 0
-
-    /// A linear ramp over a fixed number of samples, like `LinearSmoother` but
-    /// drift-free, kept in this file so the `@_noLocks` checker sees its body in
-    /// every build mode (a debug build compiles files separately and cannot see across them).
-    private struct GainRamp {
-        var current: Float
-        var target: Float
-        var step: Float = 0
-        var remaining = 0
-        let rampLength: Int
-
-        init(value: Float, rampLength: Int) {
-            current = value
-            target = value
-            self.rampLength = max(1, rampLength)
-        }
-
-        var isSmoothing: Bool { remaining > 0 }
-
-        /// Starts a ramp to `newTarget` unless it is already the target. Realtime: safe.
-        mutating func setTarget(_ newTarget: Float) {
-            if newTarget == target { return }
-            target = newTarget
-            remaining = rampLength
-            step = (target - current) / Float(rampLength)
-        }
-
-        /// Jumps to `value`. Realtime: safe.
-        mutating func snap(to value: Float) {
-            current = value
-            target = value
-            remaining = 0
-        }
-
-        /// The next sample's value. Computed back from the target rather than
-        /// accumulated, so rounding never builds up into a jump at the ramp's end.
-        /// Realtime: safe.
-        @inline(__always)
-        mutating func next() -> Float {
-            if remaining > 0 {
-                remaining -= 1
-                current = target - step * Float(remaining)
-            }
-            return current
-        }
-
-        /// Advances `count` samples at once. Realtime: safe.
-        mutating func skip(_ count: Int) {
-            if remaining == 0 { return }
-            remaining = max(0, remaining - count)
-            current = target - step * Float(remaining)
-        }
-    }
 
     /// What the audio thread keeps for one input.
     private struct Strip {
@@ -137,7 +84,7 @@ public final class MixerNode: AudioNode {
             (strips + i).initialize(to: Strip(gain: .passUnretained(input.gainDB), pan: .passUnretained(input.pan), mute: .passUnretained(input.mute)))
         }
         smoothers = .allocate(capacity: 1)
-        smoothers.initialize(to: GainRamp(value: 0, rampLength: 1))
+        smoothers.initialize(to: LinearSmoother(value: 0, rampLength: 1))
         super.init(name: name)
     }
 
@@ -160,8 +107,8 @@ public final class MixerNode: AudioNode {
         channelCapacity = max(1, outputChannelCount)
         rampLength = max(1, Int((Self.smoothingSeconds * spec.sampleRate).rounded()))
         smoothers = .allocate(capacity: inputs.count * channelCapacity)
-        smoothers.initialize(repeating: GainRamp(value: 0, rampLength: rampLength), count: inputs.count * channelCapacity)
-        master = GainRamp(value: 1, rampLength: rampLength)
+        smoothers.initialize(repeating: LinearSmoother(value: 0, rampLength: rampLength), count: inputs.count * channelCapacity)
+        master = LinearSmoother(value: 1, rampLength: rampLength)
     }
 
     /// Jumps every gain to its target; the next block computes the targets and
@@ -245,7 +192,7 @@ public final class MixerNode: AudioNode {
     /// `destination += source × gain`, the gain ramping one step per sample.
     /// - Realtime: safe. Plain arithmetic on the caller's buffers.
     @_noLocks @inline(__always)
-    private func accumulate(_ source: UnsafeMutablePointer<Float>, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout GainRamp) {
+    private func accumulate(_ source: UnsafeMutablePointer<Float>, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout LinearSmoother) {
         if !gain.isSmoothing {
             let g = gain.current
             if g == 0 { return }  // silent or muted: nothing to add
@@ -259,7 +206,7 @@ public final class MixerNode: AudioNode {
     /// gain target carries the 1/channels of the average).
     /// - Realtime: safe. Plain arithmetic on the caller's buffers.
     @_noLocks
-    private func accumulateFoldDown(_ source: AudioBlock, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout GainRamp) {
+    private func accumulateFoldDown(_ source: AudioBlock, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout LinearSmoother) {
         for n in 0..<frames {
             var sum: Float = 0
             for k in 0..<source.channelCount { sum += source.channels[k][n] }

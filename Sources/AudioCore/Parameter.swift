@@ -63,65 +63,82 @@ func formatNumber(_ x: Float) -> String {
 }
 
 /// A linear ramp from the current value to a target over a fixed number of
-/// samples, the way JUCE's `SmoothedValue` does it: cheap, exact at the end,
+/// steps, the way JUCE's `SmoothedValue` does it: cheap, exact at the end,
 /// and free of the zipper noise of stepping a gain once per block.
-public struct LinearSmoother {
-    public var current: Float
-    public var target: Float
-    @usableFromInline var step: Float = 0
+///
+/// Every value is computed back from the target (`target − step × remaining`)
+/// rather than accumulated, so rounding never builds up into a jump at the end
+/// of the ramp, the last value is exactly `target`, and `skip(n)` lands on the
+/// same value as `n` calls to `next()`: how a stream is cut into blocks never
+/// changes the ramp.
+///
+/// The one ramp of every node: per sample in `Float` (`LinearSmoother`), or per
+/// coefficient update in `Double` (`BiquadNode`). All its methods are
+/// realtime-safe (arithmetic only) and visible to the `@_noLocks` checker in
+/// release builds, which compile the module as a whole.
+public struct LinearRamp<Value: BinaryFloatingPoint> {
+    /// The value now.
+    public var current: Value
+    /// Where the ramp is heading (or sits).
+    public var target: Value
+    @usableFromInline var step: Value = 0
     @usableFromInline var remaining = 0
+    /// Steps a change takes; values below 1 count as 1. Takes effect at the next `setTarget`.
     public var rampLength: Int
 
-    /// - Parameter rampLength: samples a change takes (at least 1).
-    public init(value: Float, rampLength: Int) {
+    /// - Parameter rampLength: steps a change takes (at least 1).
+    @inlinable
+    public init(value: Value, rampLength: Int) {
         current = value
         target = value
         self.rampLength = max(1, rampLength)
     }
 
-    /// Starts a ramp to `newTarget` if it differs from the current target. Realtime: safe.
+    /// Whether a ramp is under way.
     @inlinable
-    public mutating func setTarget(_ newTarget: Float) {
+    public var isSmoothing: Bool { remaining > 0 }
+
+    /// Starts a ramp from `current` to `newTarget` if it differs from the
+    /// current target. Realtime: safe.
+    @inlinable
+    public mutating func setTarget(_ newTarget: Value) {
         if newTarget == target { return }
         target = newTarget
-        remaining = rampLength
-        step = (target - current) / Float(rampLength)
+        remaining = max(1, rampLength)
+        step = (newTarget - current) / Value(remaining)
     }
 
     /// Jumps to `value` with no ramp. Realtime: safe.
     @inlinable
-    public mutating func snap(to value: Float) {
+    public mutating func snap(to value: Value) {
         current = value
         target = value
         remaining = 0
     }
 
-    public var isSmoothing: Bool { remaining > 0 }
-
-    /// The next value of the ramp. Realtime: safe.
-    @inlinable
-    public mutating func next() -> Float {
+    /// The next value of the ramp; exactly `target` at its end. Realtime: safe.
+    @inlinable @inline(__always)
+    public mutating func next() -> Value {
         if remaining > 0 {
             remaining -= 1
-            current = remaining == 0 ? target : current + step
+            current = target - step * Value(remaining)
         }
         return current
     }
 
-    /// Advances `count` samples at once and returns the value reached. Realtime: safe.
-    @inlinable
-    public mutating func skip(_ count: Int) -> Float {
+    /// Advances `count` steps at once and returns the value reached (the same
+    /// as `count` calls to `next()`). Realtime: safe.
+    @inlinable @discardableResult
+    public mutating func skip(_ count: Int) -> Value {
         if remaining == 0 { return current }
-        if count >= remaining {
-            remaining = 0
-            current = target
-        } else {
-            remaining -= count
-            current += step * Float(count)
-        }
+        remaining = max(0, remaining - max(0, count))
+        current = target - step * Value(remaining)
         return current
     }
 }
+
+/// The per-sample gain ramp of the nodes (see `LinearRamp`).
+public typealias LinearSmoother = LinearRamp<Float>
 
 /// Decibels to a linear gain factor.
 @inlinable

@@ -48,10 +48,10 @@ public final class ReverbNode: AudioNode {
     public let width: Parameter
 
     // MARK: Audio thread only
-    private var wetSmoother = ReverbRamp(value: 0)
-    private var widthSmoother = ReverbRamp(value: 1)
-    private var roomSmoother = ReverbRamp(value: 0.5)
-    private var dampingSmoother = ReverbRamp(value: 0.5)
+    private var wetSmoother = LinearSmoother(value: 0, rampLength: 1)
+    private var widthSmoother = LinearSmoother(value: 1, rampLength: 1)
+    private var roomSmoother = LinearSmoother(value: 0.5, rampLength: 1)
+    private var dampingSmoother = LinearSmoother(value: 0.5, rampLength: 1)
     /// True while the tank is skipped; its lines were cleared on entering that state.
     private var tankIdle = true
 
@@ -110,7 +110,7 @@ public final class ReverbNode: AudioNode {
     override public func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         // The dry signal, adapted to stereo, goes straight into the output;
         // the tank then reads it from there and mixes in place.
-        if let input = inputs.first, input.channelCount > 0 {
+        if let input = inputs.connectedBus0 {
             output.copy(from: input)
         } else {
             output.clear()
@@ -148,50 +148,6 @@ public final class ReverbNode: AudioNode {
 }
 
 // MARK: - The tank
-
-/// A linear ramp to a target, like `LinearSmoother` (same arithmetic), kept
-/// here so the compiler's `@_noLocks` check can see its body in debug builds,
-/// where each file is compiled on its own.
-struct ReverbRamp {
-    private(set) var current: Float
-    private(set) var target: Float
-    private var step: Float = 0
-    private var remaining = 0
-    /// Samples a change takes (at least 1).
-    var rampLength = 1
-
-    init(value: Float) {
-        current = value
-        target = value
-    }
-
-    var isSmoothing: Bool { remaining > 0 }
-
-    /// Starts a ramp to `newTarget` if it differs from the current target. Realtime: safe.
-    mutating func setTarget(_ newTarget: Float) {
-        if newTarget == target { return }
-        target = newTarget
-        remaining = max(1, rampLength)
-        step = (target - current) / Float(remaining)
-    }
-
-    /// Jumps to `value` with no ramp. Realtime: safe.
-    mutating func snap(to value: Float) {
-        current = value
-        target = value
-        remaining = 0
-    }
-
-    /// The next value; exactly `target` at the end of the ramp. Realtime: safe.
-    @inline(__always)
-    mutating func next() -> Float {
-        if remaining > 0 {
-            remaining -= 1
-            current = remaining == 0 ? target : current + step
-        }
-        return current
-    }
-}
 
 /// Stored tank values below 1e-20 in magnitude become 0: far below anything
 /// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
@@ -328,8 +284,8 @@ struct ReverbTank {
     @_noLocks
     func process(
         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int,
-        wet: inout ReverbRamp, width: inout ReverbRamp,
-        room: inout ReverbRamp, damping: inout ReverbRamp
+        wet: inout LinearSmoother, width: inout LinearSmoother,
+        room: inout LinearSmoother, damping: inout LinearSmoother
     ) {
         let tankInput = scratch
         let feedback = scratch + capacity
@@ -384,7 +340,7 @@ struct ReverbTank {
     /// - Realtime: safe.
     @_noLocks
     @inline(__always)
-    static func ramp(_ smoother: inout ReverbRamp, into dest: UnsafeMutablePointer<Float>, frames: Int, scale: Float, offset: Float) {
+    static func ramp(_ smoother: inout LinearSmoother, into dest: UnsafeMutablePointer<Float>, frames: Int, scale: Float, offset: Float) {
         if smoother.isSmoothing {
             for f in 0..<frames { dest[f] = smoother.next() * scale + offset }
         } else {

@@ -41,7 +41,7 @@ final class JackDuplexTests: XCTestCase {
     /// pipe open (no end of file, a hung test) for as long as it runs.
     private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }

@@ -121,7 +121,7 @@ final class AllocationCounterTests: XCTestCase {
         let inputGain = SmoothedGain(name: "input-gain")
         let sg = graph.add(sourceGain)
         let ig = graph.add(inputGain)
-        let mix = graph.add(TwoInputMixer(name: "mix"))
+        let mix = graph.add(TwoBusSumNode(name: "mix"))
         let master = SmoothedGain(name: "master")
         let out = graph.add(master)
         try graph.chain(source, sg)
@@ -241,19 +241,6 @@ private final class SmoothedGain: AudioNode {
         for i in 0..<output.frameCount {
             let g = smoother.next()
             for c in 0..<output.channelCount { output[c][i] = input[min(c, input.channelCount - 1)][i] * g }
-        }
-    }
-}
-
-/// Sums two inputs (bus 0 and bus 1), channel by channel.
-private final class TwoInputMixer: AudioNode {
-    override var inputBusCount: Int { 2 }
-    override func outputChannelCount(inputChannelCounts: [Int]) -> Int { inputChannelCounts.max() ?? 1 }
-    override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        let a = inputs[0], b = inputs[1]
-        for c in 0..<output.channelCount {
-            let x = a[min(c, a.channelCount - 1)], y = b[min(c, b.channelCount - 1)], d = output[c]
-            for i in 0..<output.frameCount { d[i] = x[i] + y[i] }
         }
     }
 }

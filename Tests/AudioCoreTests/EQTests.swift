@@ -18,22 +18,11 @@ final class EQTests: XCTestCase {
     }
 
     func testLowShelf150HzMatchesCookbook() throws {
-        for gain in [-12.0, 12.0] {
-            let measured = try assertNodeMatchesCookbook(kind: .lowShelf, frequency: 150, gainDB: gain, q: 0.7071, seconds: 2)
-            // The cookbook's shelf frequency is the midpoint: half the dB gain there.
-            XCTAssertEqual(measured(150), gain / 2, accuracy: 0.1, "shelf midpoint, \(gain) dB")
-            XCTAssertEqual(measured(20), gain, accuracy: 0.5, "shelf plateau, \(gain) dB")
-            XCTAssertEqual(measured(20_000), 0, accuracy: 0.1, "above the shelf, \(gain) dB")
-        }
+        try assertShelfMatchesCookbook(kind: .lowShelf, frequency: 150, seconds: 2, plateauAt: 20, unaffectedAt: 20_000)
     }
 
     func testHighShelf6kHzMatchesCookbook() throws {
-        for gain in [-12.0, 12.0] {
-            let measured = try assertNodeMatchesCookbook(kind: .highShelf, frequency: 6000, gainDB: gain, q: 0.7071, seconds: 1)
-            XCTAssertEqual(measured(6000), gain / 2, accuracy: 0.1, "shelf midpoint, \(gain) dB")
-            XCTAssertEqual(measured(20_000), gain, accuracy: 0.5, "shelf plateau, \(gain) dB")
-            XCTAssertEqual(measured(20), 0, accuracy: 0.1, "below the shelf, \(gain) dB")
-        }
+        try assertShelfMatchesCookbook(kind: .highShelf, frequency: 6000, seconds: 1, plateauAt: 20_000, unaffectedAt: 20)
     }
 
     func testPeaking1kHzMatchesCookbook() throws {
@@ -245,6 +234,22 @@ final class EQTests: XCTestCase {
         return { measuredMagnitudeDB(h, atFrequency: $0) }
     }
 
+    /// For a shelf at −12 and +12 dB: the cookbook response (see above), half
+    /// the dB gain at the shelf frequency (the cookbook's shelf frequency is the
+    /// midpoint), the full gain on the plateau and 0 dB on the other side.
+    private func assertShelfMatchesCookbook(kind: BiquadKind, frequency: Double, seconds: Double,
+                                            plateauAt plateau: Double, unaffectedAt unaffected: Double,
+                                            file: StaticString = #filePath, line: UInt = #line) throws {
+        for gain in [-12.0, 12.0] {
+            let measured = try assertNodeMatchesCookbook(kind: kind, frequency: frequency, gainDB: gain, q: 0.7071, seconds: seconds,
+                                                         file: file, line: line)
+            XCTAssertEqual(measured(frequency), gain / 2, accuracy: 0.1, "\(kind) midpoint, \(gain) dB", file: file, line: line)
+            XCTAssertEqual(measured(plateau), gain, accuracy: 0.5, "\(kind) plateau at \(plateau) Hz, \(gain) dB", file: file, line: line)
+            XCTAssertEqual(measured(unaffected), 0, accuracy: 0.1, "\(kind) beyond the shelf at \(unaffected) Hz, \(gain) dB",
+                           file: file, line: line)
+        }
+    }
+
     private func impulseResponse(of node: BiquadNode, seconds: Double) throws -> [Float] {
         try impulseResponse(of: node, frames: Int(seconds * 48_000))
     }
@@ -283,12 +288,6 @@ private func renderEQ(_ node: AudioNode, _ input: [[Float]], blockSize: Int) -> 
         start += n
     }
     return output
-}
-
-private func unitImpulse(frames: Int) -> [Float] {
-    var x = [Float](repeating: 0, count: frames)
-    x[0] = 1
-    return x
 }
 
 private func sineTone(frequency: Double, amplitude: Double, frames: Int) -> [Float] {

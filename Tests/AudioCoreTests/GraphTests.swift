@@ -17,7 +17,7 @@ final class GraphTests: XCTestCase {
         let graph = AudioGraph(inputChannelCount: 1)
         let a = graph.add(PassNode(name: "a"))
         let b = graph.add(PassNode(name: "b"))
-        let mix = graph.add(SumNode(name: "mix"))
+        let mix = graph.add(TwoBusSumNode(name: "mix"))
         try graph.connect(graph.input, to: mix, bus: 0)
         try graph.connect(b, to: mix, bus: 1)
         try graph.connect(mix, to: a)
@@ -40,7 +40,7 @@ final class GraphTests: XCTestCase {
     func testBadBusIsRejected() throws {
         let graph = AudioGraph(inputChannelCount: 1)
         let a = graph.add(PassNode(name: "a"))
-        let mix = graph.add(SumNode(name: "mix"))
+        let mix = graph.add(TwoBusSumNode(name: "mix"))
         let source = graph.add(CounterSource(name: "counter"))
         assertThrows(.noSuchBus(node: "a", bus: 1, busCount: 1)) { try graph.connect(graph.input, to: a, bus: 1) }
         assertThrows(.noSuchBus(node: "mix", bus: 2, busCount: 2)) { try graph.connect(a, to: mix, bus: 2) }
@@ -62,7 +62,7 @@ final class GraphTests: XCTestCase {
         let graph = AudioGraph(inputChannelCount: 1)
         let a = graph.add(PassNode(name: "a"))
         let b = graph.add(PassNode(name: "b"))
-        let mix = graph.add(SumNode(name: "mix"))
+        let mix = graph.add(TwoBusSumNode(name: "mix"))
         try graph.connect(a, to: mix, bus: 0)
         assertThrows(.busAlreadyConnected(node: "mix", bus: 0)) { try graph.connect(a, to: mix, bus: 0) }
         assertThrows(.busAlreadyConnected(node: "mix", bus: 0)) { try graph.connect(b, to: mix, bus: 0) }
@@ -85,7 +85,7 @@ final class GraphTests: XCTestCase {
         let graph = AudioGraph(inputChannelCount: 1)
         // Added in reverse: insertion order alone would be wrong.
         let out = graph.add(PassNode(name: "out"))
-        let mix = graph.add(SumNode(name: "mix"))
+        let mix = graph.add(TwoBusSumNode(name: "mix"))
         let right = graph.add(PassNode(name: "right"))
         let left = graph.add(PassNode(name: "left"))
         let source = graph.add(CounterSource(name: "counter"))
@@ -258,7 +258,7 @@ final class GraphTests: XCTestCase {
                 graph.output = pass
             } else {
                 // Shape B: counter + silent capture → mix → pass → output.
-                let mix = graph.add(SumNode(name: "mix-\(k)"))
+                let mix = graph.add(TwoBusSumNode(name: "mix-\(k)"))
                 let pass = graph.add(PassNode(name: "pass-\(k)"))
                 try graph.connect(c, to: mix, bus: 0)
                 try graph.connect(graph.input, to: mix, bus: 1)
@@ -403,19 +403,6 @@ private final class PassNode: AudioNode {
     override func reset() { marker = 0 }
     override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         output.copy(from: inputs[0])
-    }
-}
-
-/// Adds bus 1 to bus 0, channel by channel (mono buses repeat across channels).
-private final class SumNode: AudioNode {
-    override var inputBusCount: Int { 2 }
-    override func outputChannelCount(inputChannelCounts: [Int]) -> Int { inputChannelCounts.max() ?? 1 }
-    override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        let a = inputs[0], b = inputs[1]
-        for c in 0..<output.channelCount {
-            let x = a[min(c, a.channelCount - 1)], y = b[min(c, b.channelCount - 1)], d = output[c]
-            for i in 0..<output.frameCount { d[i] = x[i] + y[i] }
-        }
     }
 }
 

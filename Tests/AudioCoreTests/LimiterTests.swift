@@ -2,58 +2,6 @@ import XCTest
 import CAllocationCounter
 import AudioCore
 
-/// Feeds planar input to a node in blocks of a chosen size and collects its output.
-private final class Harness {
-    let node: AudioNode
-    let inputs: [AudioBuffer]
-    let output: AudioBuffer
-    let maximumBlockSize: Int
-    private let blocks: UnsafeMutablePointer<AudioBlock>
-
-    init(_ node: AudioNode, inputChannelCounts: [Int], sampleRate: Double = 48_000, maximumBlockSize: Int = 512) {
-        self.node = node
-        self.maximumBlockSize = maximumBlockSize
-        let outputChannels = node.outputChannelCount(inputChannelCounts: inputChannelCounts)
-        node.allocate(spec: ProcessSpec(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize),
-                      inputChannelCounts: inputChannelCounts, outputChannelCount: outputChannels)
-        node.reset()
-        inputs = inputChannelCounts.map { AudioBuffer(channelCount: $0, capacity: maximumBlockSize) }
-        output = AudioBuffer(channelCount: outputChannels, capacity: maximumBlockSize)
-        blocks = .allocate(capacity: max(1, inputs.count))
-    }
-
-    deinit { blocks.deallocate() }
-
-    /// `signal[bus][channel][frame]`; every bus and channel the same length.
-    func run(_ signal: [[[Float]]], blockSize: Int) -> [[Float]] {
-        let frames = signal.first?.first?.count ?? 0
-        var result = [[Float]](repeating: [], count: output.channelCount)
-        var start = 0
-        while start < frames {
-            let n = min(blockSize, frames - start, maximumBlockSize)
-            for (b, buffer) in inputs.enumerated() {
-                for c in 0..<buffer.channelCount {
-                    for i in 0..<n { buffer[c][i] = signal[b][c][start + i] }
-                }
-                blocks[b] = buffer.block(frames: n)
-            }
-            node.render(inputs: UnsafeBufferPointer(start: blocks, count: inputs.count), output: output.block(frames: n))
-            for c in 0..<output.channelCount { result[c] += UnsafeBufferPointer(start: output[c], count: n) }
-            start += n
-        }
-        return result
-    }
-}
-
-/// A reproducible uniform generator in −1…1 (a 64-bit LCG).
-private struct Noise {
-    var state: UInt64
-    mutating func next() -> Float {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
-    }
-}
-
 final class LimiterTests: XCTestCase {
     private let ceiling = powf(10, -1 / 20)
 
@@ -70,20 +18,20 @@ final class LimiterTests: XCTestCase {
     }
 
     private func loudNoise(frames: Int, channels: Int, scale: Float, seed: UInt64) -> [[Float]] {
-        var noise = Noise(state: seed)
+        var noise = SeededUniformNoise(state: seed)
         return (0..<channels).map { _ in (0..<frames).map { _ in noise.next() * scale } }
     }
 
     func testLatencyIsTheLookahead() {
         let limiter = LimiterNode()
-        _ = Harness(limiter, inputChannelCounts: [2])
+        _ = BlockRenderHarness(limiter, inputChannelCounts: [2])
         XCTAssertEqual(limiter.latencyFrames, 48)
         XCTAssertEqual(limiter.ceilingGain, ceiling, accuracy: 1e-7)
     }
 
     func testHoldsCeilingOnLoudRandomInput() {
         let limiter = LimiterNode()
-        let harness = Harness(limiter, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
         let input = loudNoise(frames: 48_000, channels: 2, scale: 10, seed: 1)
         let output = harness.run([input], blockSize: 256)
         assertHoldsCeiling(output)
@@ -93,7 +41,7 @@ final class LimiterTests: XCTestCase {
     }
 
     func testHoldsCeilingOnClippedSquareAt20dB() {
-        let harness = Harness(LimiterNode(), inputChannelCounts: [1])
+        let harness = BlockRenderHarness(LimiterNode(), inputChannelCounts: [1])
         let input = (0..<48_000).map { i -> Float in (i / 240) % 2 == 0 ? 10 : -10 }  // 100 Hz, +20 dBFS
         let output = harness.run([[input]], blockSize: 128)
         assertHoldsCeiling(output)
@@ -104,7 +52,7 @@ final class LimiterTests: XCTestCase {
     func testHoldsCeilingOnSingleSampleImpulses() {
         for amplitude: Float in [1, 100, -100] {  // 0 dBFS and +40 dBFS
             let limiter = LimiterNode()
-            let harness = Harness(limiter, inputChannelCounts: [2])
+            let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
             var left = [Float](repeating: 0, count: 4_800)
             left[1_000] = amplitude
             let right = [Float](repeating: 0, count: 4_800)
@@ -117,7 +65,7 @@ final class LimiterTests: XCTestCase {
     }
 
     func testHoldsCeilingOnSineSweep() {
-        let harness = Harness(LimiterNode(), inputChannelCounts: [2])
+        let harness = BlockRenderHarness(LimiterNode(), inputChannelCounts: [2])
         // Exponential sweep 20 Hz → 20 kHz over 2 s at +12 dBFS.
         let frames = 96_000, rate: Double = 48_000
         let k = log(1000.0) / (Double(frames) / rate)
@@ -131,7 +79,7 @@ final class LimiterTests: XCTestCase {
 
     func testNonFiniteInputGivesFiniteOutput() {
         let limiter = LimiterNode()
-        let harness = Harness(limiter, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
         var input = loudNoise(frames: 9_600, channels: 2, scale: 3, seed: 7)
         for i in stride(from: 100, to: 9_600, by: 211) { input[0][i] = .nan }
         for i in stride(from: 150, to: 9_600, by: 307) { input[1][i] = .infinity }
@@ -153,7 +101,7 @@ final class LimiterTests: XCTestCase {
 
     func testQuietSignalPassesDelayedAndUnchanged() {
         let limiter = LimiterNode()
-        let harness = Harness(limiter, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
         let left = (0..<20_000).map { Float(0.1 * sin(Double($0) * 2 * .pi * 440 / 48_000)) }  // −20 dBFS
         let right = (0..<20_000).map { Float(0.1 * cos(Double($0) * 2 * .pi * 1_000 / 48_000)) }
         let output = harness.run([[left, right]], blockSize: 256)
@@ -169,7 +117,7 @@ final class LimiterTests: XCTestCase {
 
     func testGainRecoversAfterLoudBurst() {
         let limiter = LimiterNode(releaseMilliseconds: 80)
-        let harness = Harness(limiter, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [1])
         let burst = (0..<9_600).map { Float(4 * sin(Double($0) * 0.1)) }  // +12 dBFS, 200 ms
         _ = harness.run([[burst]], blockSize: 480)
         XCTAssertGreaterThan(limiter.gainReductionDB, 12)
@@ -198,7 +146,7 @@ final class LimiterTests: XCTestCase {
         for i in 12_000..<12_050 { input[1][i] *= 50 }
         var reference: [[Float]]?
         for blockSize in [1, 64, 333] {
-            let output = Harness(LimiterNode(), inputChannelCounts: [2]).run([input], blockSize: blockSize)
+            let output = BlockRenderHarness(LimiterNode(), inputChannelCounts: [2]).run([input], blockSize: blockSize)
             if let reference {
                 for c in 0..<2 {
                     for i in 0..<20_000 where abs(output[c][i] - reference[c][i]) > 1e-6 {
@@ -214,7 +162,7 @@ final class LimiterTests: XCTestCase {
     func testRenderDoesNotAllocate() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() == 1)
         let limiter = LimiterNode()
-        let harness = Harness(limiter, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
         for c in 0..<2 { for i in 0..<512 { harness.inputs[0][c][i] = Float(i % 7) - 3 } }
         let blocks = UnsafeMutablePointer<AudioBlock>.allocate(capacity: 1)
         defer { blocks.deallocate() }

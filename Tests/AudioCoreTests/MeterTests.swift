@@ -4,67 +4,15 @@ import Synchronization
 import CAllocationCounter
 import AudioCore
 
-/// Feeds planar input to a node in blocks of a chosen size and collects its output.
-private final class Harness {
-    let node: AudioNode
-    let inputs: [AudioBuffer]
-    let output: AudioBuffer
-    let maximumBlockSize: Int
-    private let blocks: UnsafeMutablePointer<AudioBlock>
-
-    init(_ node: AudioNode, inputChannelCounts: [Int], sampleRate: Double = 48_000, maximumBlockSize: Int = 512) {
-        self.node = node
-        self.maximumBlockSize = maximumBlockSize
-        let outputChannels = node.outputChannelCount(inputChannelCounts: inputChannelCounts)
-        node.allocate(spec: ProcessSpec(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize),
-                      inputChannelCounts: inputChannelCounts, outputChannelCount: outputChannels)
-        node.reset()
-        inputs = inputChannelCounts.map { AudioBuffer(channelCount: $0, capacity: maximumBlockSize) }
-        output = AudioBuffer(channelCount: outputChannels, capacity: maximumBlockSize)
-        blocks = .allocate(capacity: max(1, inputs.count))
-    }
-
-    deinit { blocks.deallocate() }
-
-    /// `signal[bus][channel][frame]`; every bus and channel the same length.
-    func run(_ signal: [[[Float]]], blockSize: Int) -> [[Float]] {
-        let frames = signal.first?.first?.count ?? 0
-        var result = [[Float]](repeating: [], count: output.channelCount)
-        var start = 0
-        while start < frames {
-            let n = min(blockSize, frames - start, maximumBlockSize)
-            for (b, buffer) in inputs.enumerated() {
-                for c in 0..<buffer.channelCount {
-                    for i in 0..<n { buffer[c][i] = signal[b][c][start + i] }
-                }
-                blocks[b] = buffer.block(frames: n)
-            }
-            node.render(inputs: UnsafeBufferPointer(start: blocks, count: inputs.count), output: output.block(frames: n))
-            for c in 0..<output.channelCount { result[c] += UnsafeBufferPointer(start: output[c], count: n) }
-            start += n
-        }
-        return result
-    }
-}
-
-/// A reproducible uniform generator in −1…1 (a 64-bit LCG).
-private struct Noise {
-    var state: UInt64
-    mutating func next() -> Float {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
-    }
-}
-
 /// What the render thread and the reading thread share: the node and a few flags.
 private final class SharedMeter: @unchecked Sendable {
     let meter = MeterNode()
-    let harness: Harness
+    let harness: BlockRenderHarness
     /// Blocks rendered so far.
     let blocksRendered = Atomic<Int>(0)
     let finished = Atomic<Bool>(false)
 
-    init() { harness = Harness(meter, inputChannelCounts: [2], maximumBlockSize: 256) }
+    init() { harness = BlockRenderHarness(meter, inputChannelCounts: [2], maximumBlockSize: 256) }
 }
 
 final class MeterTests: XCTestCase {
@@ -74,8 +22,8 @@ final class MeterTests: XCTestCase {
 
     func testPassThroughIsExact() {
         let meter = MeterNode()
-        let harness = Harness(meter, inputChannelCounts: [2])
-        var noise = Noise(state: 9)
+        let harness = BlockRenderHarness(meter, inputChannelCounts: [2])
+        var noise = SeededUniformNoise(state: 9)
         var left = (0..<5_000).map { _ in noise.next() * 3 }
         let right = (0..<5_000).map { _ in noise.next() }
         left[17] = .nan; left[18] = .infinity  // passed on bit for bit too
@@ -89,7 +37,7 @@ final class MeterTests: XCTestCase {
 
     func testSineLevels() {
         let meter = MeterNode()
-        let harness = Harness(meter, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(meter, inputChannelCounts: [1])
         _ = harness.run([[sine(amplitude: 0.5, frequency: 1_000, frames: 4_800)]], blockSize: 480)
         let reading = meter.reading(channel: 0)
         XCTAssertEqual(reading.peak, 0.5, accuracy: 0.005)
@@ -139,7 +87,7 @@ final class MeterTests: XCTestCase {
 
     func testPeakFallsAndRMSEmptiesInSilence() {
         let meter = MeterNode()
-        let harness = Harness(meter, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(meter, inputChannelCounts: [1])
         _ = harness.run([[sine(amplitude: 0.5, frequency: 1_000, frames: 4_800)]], blockSize: 480)
         _ = harness.run([[[Float](repeating: 0, count: 48_000)]], blockSize: 480)  // 1 s
         let reading = meter.reading(channel: 0)
@@ -150,7 +98,7 @@ final class MeterTests: XCTestCase {
 
     func testMaxPeakAndReset() {
         let meter = MeterNode()
-        let harness = Harness(meter, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(meter, inputChannelCounts: [1])
         var loud = [Float](repeating: 0.1, count: 480)
         loud[100] = -1.2
         _ = harness.run([[loud]], blockSize: 480)
@@ -167,12 +115,12 @@ final class MeterTests: XCTestCase {
         let meter = MeterNode()
         XCTAssertEqual(meter.channelCount, 0)
         XCTAssertEqual(meter.reading(channel: 0), .silent)
-        _ = Harness(meter, inputChannelCounts: [2])
+        _ = BlockRenderHarness(meter, inputChannelCounts: [2])
         XCTAssertEqual(meter.channelCount, 2)
         XCTAssertEqual(meter.reading(channel: 2), .silent)
         XCTAssertEqual(meter.reading(channel: -1), .silent)
         let wide = MeterNode()
-        _ = Harness(wide, inputChannelCounts: [12])
+        _ = BlockRenderHarness(wide, inputChannelCounts: [12])
         XCTAssertEqual(wide.channelCount, MeterNode.maximumChannelCount)
         XCTAssertEqual(MeterReading(peak: 0, rms: 0).peakDB, -.infinity)
     }
@@ -182,7 +130,7 @@ final class MeterTests: XCTestCase {
         var readings: [MeterReading] = []
         for blockSize in [1, 64, 333] {
             let meter = MeterNode()
-            _ = Harness(meter, inputChannelCounts: [1]).run([[input]], blockSize: blockSize)
+            _ = BlockRenderHarness(meter, inputChannelCounts: [1]).run([[input]], blockSize: blockSize)
             readings.append(meter.reading(channel: 0))
         }
         for r in readings.dropFirst() {
@@ -194,7 +142,7 @@ final class MeterTests: XCTestCase {
     func testRenderDoesNotAllocate() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() == 1)
         let meter = MeterNode()
-        let harness = Harness(meter, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(meter, inputChannelCounts: [2])
         let blocks = UnsafeMutablePointer<AudioBlock>.allocate(capacity: 1)
         defer { blocks.deallocate() }
         blocks[0] = harness.inputs[0].block(frames: 512)

@@ -2,58 +2,6 @@ import XCTest
 import CAllocationCounter
 import AudioCore
 
-/// Feeds planar input to a node in blocks of a chosen size and collects its output.
-private final class Harness {
-    let node: AudioNode
-    let inputs: [AudioBuffer]
-    let output: AudioBuffer
-    let maximumBlockSize: Int
-    private let blocks: UnsafeMutablePointer<AudioBlock>
-
-    init(_ node: AudioNode, inputChannelCounts: [Int], sampleRate: Double = 48_000, maximumBlockSize: Int = 512) {
-        self.node = node
-        self.maximumBlockSize = maximumBlockSize
-        let outputChannels = node.outputChannelCount(inputChannelCounts: inputChannelCounts)
-        node.allocate(spec: ProcessSpec(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize),
-                      inputChannelCounts: inputChannelCounts, outputChannelCount: outputChannels)
-        node.reset()
-        inputs = inputChannelCounts.map { AudioBuffer(channelCount: $0, capacity: maximumBlockSize) }
-        output = AudioBuffer(channelCount: outputChannels, capacity: maximumBlockSize)
-        blocks = .allocate(capacity: max(1, inputs.count))
-    }
-
-    deinit { blocks.deallocate() }
-
-    /// `signal[bus][channel][frame]`; every bus and channel the same length.
-    func run(_ signal: [[[Float]]], blockSize: Int) -> [[Float]] {
-        let frames = signal.first?.first?.count ?? 0
-        var result = [[Float]](repeating: [], count: output.channelCount)
-        var start = 0
-        while start < frames {
-            let n = min(blockSize, frames - start, maximumBlockSize)
-            for (b, buffer) in inputs.enumerated() {
-                for c in 0..<buffer.channelCount {
-                    for i in 0..<n { buffer[c][i] = signal[b][c][start + i] }
-                }
-                blocks[b] = buffer.block(frames: n)
-            }
-            node.render(inputs: UnsafeBufferPointer(start: blocks, count: inputs.count), output: output.block(frames: n))
-            for c in 0..<output.channelCount { result[c] += UnsafeBufferPointer(start: output[c], count: n) }
-            start += n
-        }
-        return result
-    }
-}
-
-/// A reproducible uniform generator in −1…1 (a 64-bit LCG).
-private struct Noise {
-    var state: UInt64
-    mutating func next() -> Float {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
-    }
-}
-
 final class MixerTests: XCTestCase {
     private let rampFrames = 960  // 20 ms at 48 kHz
     private let minus3dB = Float(0.5).squareRoot()
@@ -73,7 +21,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testCentredMonoIsMinus3dBOnBothSides() {
-        let harness = Harness(MixerNode(inputCount: 1), inputChannelCounts: [1])
+        let harness = BlockRenderHarness(MixerNode(inputCount: 1), inputChannelCounts: [1])
         let input = (0..<1_000).map { Float(sin(Double($0) * 0.07)) }
         let output = harness.run([[input]], blockSize: 128)
         for i in 0..<1_000 {
@@ -85,7 +33,7 @@ final class MixerTests: XCTestCase {
     func testHardLeftPanSilencesTheRight() {
         let mixer = MixerNode(inputCount: 1)
         mixer.inputs[0].pan.value = -1
-        let harness = Harness(mixer, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1])
         let input = (0..<1_000).map { Float(sin(Double($0) * 0.07)) }
         let output = harness.run([[input]], blockSize: 100)
         XCTAssertEqual(output[1], constant(0, 1_000))
@@ -94,7 +42,7 @@ final class MixerTests: XCTestCase {
 
     func testPanRampKeepsConstantPowerAtTheEnds() {
         let mixer = MixerNode(inputCount: 1)
-        let harness = Harness(mixer, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1])
         _ = harness.run([[constant(1, 100)]], blockSize: 100)
         mixer.inputs[0].pan.value = 0.5
         let output = harness.run([[constant(1, 2_000)]], blockSize: 100)
@@ -106,7 +54,7 @@ final class MixerTests: XCTestCase {
 
     func testStereoSourcePanIsBalance() {
         let mixer = MixerNode(inputCount: 1)
-        let harness = Harness(mixer, inputChannelCounts: [2])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [2])
         let left = (0..<500).map { Float(sin(Double($0) * 0.05)) }, right = left.map { $0 * -0.5 }
         var output = harness.run([[left, right]], blockSize: 64)
         XCTAssertEqual(output[0], left)  // centre: unity on both sides, untouched
@@ -120,7 +68,7 @@ final class MixerTests: XCTestCase {
 
     func testMuteSilencesAfterARampWithoutClicks() {
         let mixer = MixerNode(inputCount: 1)
-        let harness = Harness(mixer, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1])
         _ = harness.run([[constant(1, 480)]], blockSize: 480)
         mixer.inputs[0].isMuted = true
         XCTAssertEqual(mixer.inputs[0].mute.value, 1)
@@ -139,8 +87,8 @@ final class MixerTests: XCTestCase {
     func testMasterVolumeScales() {
         let mixer = MixerNode(inputCount: 1)
         mixer.masterVolume.value = 0.3
-        let harness = Harness(mixer, inputChannelCounts: [2])
-        var noise = Noise(state: 11)
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [2])
+        var noise = SeededUniformNoise(state: 11)
         let left = (0..<2_000).map { _ in noise.next() }, right = (0..<2_000).map { _ in noise.next() }
         let output = harness.run([[left, right]], blockSize: 333)
         for i in 0..<2_000 {
@@ -151,7 +99,7 @@ final class MixerTests: XCTestCase {
 
     func testMasterVolumeChangeRamps() {
         let mixer = MixerNode(inputCount: 1, outputChannelCount: 1)
-        let harness = Harness(mixer, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1])
         _ = harness.run([[constant(1, 100)]], blockSize: 100)
         mixer.masterVolume.value = 0.3
         let output = harness.run([[constant(1, 2_000)]], blockSize: 64)[0]
@@ -162,7 +110,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testTwoInputsSum() {
-        let harness = Harness(MixerNode(inputCount: 2), inputChannelCounts: [2, 2])
+        let harness = BlockRenderHarness(MixerNode(inputCount: 2), inputChannelCounts: [2, 2])
         let a = (0..<1_000).map { Float(0.4 * sin(Double($0) * 0.03)) }
         let b = (0..<1_000).map { Float(0.3 * cos(Double($0) * 0.11)) }
         let output = harness.run([[a, b], [b, a]], blockSize: 256)
@@ -174,7 +122,7 @@ final class MixerTests: XCTestCase {
 
     func testUnconnectedBusReadsSilence() {
         // Bus 1 unconnected: the graph hands it a 1-channel silent block.
-        let harness = Harness(MixerNode(inputCount: 3), inputChannelCounts: [2, 1, 1])
+        let harness = BlockRenderHarness(MixerNode(inputCount: 3), inputChannelCounts: [2, 1, 1])
         let a = (0..<500).map { Float(0.4 * sin(Double($0) * 0.03)) }
         let c = (0..<500).map { Float(0.2 * sin(Double($0) * 0.2)) }
         let output = harness.run([[a, a], [constant(0, 500)], [c]], blockSize: 100)
@@ -183,7 +131,7 @@ final class MixerTests: XCTestCase {
 
     func testGainChangeRampsWithBoundedSteps() {
         let mixer = MixerNode(inputCount: 1, outputChannelCount: 1)
-        let harness = Harness(mixer, inputChannelCounts: [1])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1])
         XCTAssertEqual(harness.run([[constant(1, 100)]], blockSize: 100)[0], constant(1, 100))  // mono out: no pan law
         mixer.inputs[0].gainDB.value = -20
         let output = harness.run([[constant(1, 3_000)]], blockSize: 100)[0]
@@ -199,13 +147,13 @@ final class MixerTests: XCTestCase {
     }
 
     func testMonoOutputFoldsStereoDown() {
-        let harness = Harness(MixerNode(inputCount: 1, outputChannelCount: 1), inputChannelCounts: [2])
+        let harness = BlockRenderHarness(MixerNode(inputCount: 1, outputChannelCount: 1), inputChannelCounts: [2])
         let output = harness.run([[constant(0.8, 10), constant(0.2, 10)]], blockSize: 10)[0]
         for x in output { XCTAssertEqual(x, 0.5, accuracy: 1e-6) }
     }
 
     func testBlockSizeInvariance() {
-        var noise = Noise(state: 5)
+        var noise = SeededUniformNoise(state: 5)
         let frames = 8_000
         let mono = (0..<frames).map { _ in noise.next() }
         let left = (0..<frames).map { _ in noise.next() }, right = (0..<frames).map { _ in noise.next() }
@@ -214,7 +162,7 @@ final class MixerTests: XCTestCase {
             let mixer = MixerNode(inputCount: 3)
             mixer.inputs[0].gainDB.value = -6
             mixer.inputs[1].pan.value = 0.3
-            let harness = Harness(mixer, inputChannelCounts: [1, 2, 1])
+            let harness = BlockRenderHarness(mixer, inputChannelCounts: [1, 2, 1])
             // Changes after the reset, so ramps run from the first frame.
             mixer.inputs[0].pan.value = -0.7
             mixer.inputs[1].gainDB.value = 6
@@ -236,7 +184,7 @@ final class MixerTests: XCTestCase {
     func testRenderDoesNotAllocate() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() == 1)
         let mixer = MixerNode(inputCount: 2)
-        let harness = Harness(mixer, inputChannelCounts: [1, 2])
+        let harness = BlockRenderHarness(mixer, inputChannelCounts: [1, 2])
         let blocks = UnsafeMutablePointer<AudioBlock>.allocate(capacity: 2)
         defer { blocks.deallocate() }
         blocks[0] = harness.inputs[0].block(frames: 512)

@@ -53,7 +53,7 @@ final class ReverbTests: XCTestCase {
     func testImpulseTailDecaysBelowMinus60dB() {
         let node = makeReverb(preset: .medium, wet: 100)
         let frames = Int(sampleRate * 6)
-        let out = render(node, input: [impulse(frames: frames)], blockSize: 512)
+        let out = render(node, input: [unitImpulse(frames: frames)], blockSize: 512)
         let window = Int(sampleRate * 0.1)
         var energies: [Double] = []
         for start in stride(from: 0, to: frames - window + 1, by: window) {
@@ -80,7 +80,7 @@ final class ReverbTests: XCTestCase {
         for preset in RoomPreset.allCases {
             let node = makeReverb(preset: preset, wet: 100)
             let frames = Int(sampleRate * 8)
-            let out = render(node, input: [impulse(frames: frames)], blockSize: 512)
+            let out = render(node, input: [unitImpulse(frames: frames)], blockSize: 512)
             let (t20, t30) = schroederRT60(out, sampleRate: sampleRate)
             print("reverb RT60 \(preset.rawValue): T20 → \(format(t20)) s, T30 → \(format(t30)) s")
             measured.append(t20)
@@ -121,7 +121,7 @@ final class ReverbTests: XCTestCase {
         worst.reset()
         let hall = makeReverb(preset: .hall, wet: 100)
         for (label, node) in [("max room", worst), ("hall", hall)] {
-            let out = render(node, input: [impulse(frames: frames)], blockSize: 480)
+            let out = render(node, input: [unitImpulse(frames: frames)], blockSize: 480)
             let subnormals = out.left.filter(\.isSubnormal).count + out.right.filter(\.isSubnormal).count
             XCTAssertEqual(subnormals, 0, label)
             let lastSecond = (frames - Int(sampleRate))..<frames
@@ -194,7 +194,7 @@ final class ReverbTests: XCTestCase {
 
     func testResetClearsTail() {
         let node = makeReverb(preset: .large, wet: 100)
-        _ = render(node, input: [impulse(frames: 4_800)], blockSize: 64)
+        _ = render(node, input: [unitImpulse(frames: 4_800)], blockSize: 64)
         node.reset()
         let out = render(node, input: [[Float](repeating: 0, count: 48_000)], blockSize: 64)
         XCTAssertEqual(out.left.map(abs).max(), 0)
@@ -206,7 +206,7 @@ final class ReverbTests: XCTestCase {
         var rt: [Double] = []
         for rate in [44_100.0, 96_000.0] {
             let node = makeReverb(preset: .large, wet: 100, sampleRate: rate)
-            let out = render(node, input: [impulse(frames: Int(rate * 5))], blockSize: 512)
+            let out = render(node, input: [unitImpulse(frames: Int(rate * 5))], blockSize: 512)
             rt.append(schroederRT60(out, sampleRate: rate).t20)
         }
         print("reverb RT60 large at 44.1 / 96 kHz: \(rt.map(format))")
@@ -261,12 +261,6 @@ private func render(
         offset += n
     }
     return out
-}
-
-private func impulse(frames: Int) -> [Float] {
-    var x = [Float](repeating: 0, count: frames)
-    x[0] = 1
-    return x
 }
 
 /// Deterministic white noise in −0.5…0.5 (xorshift64*).
