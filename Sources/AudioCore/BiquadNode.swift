@@ -135,7 +135,7 @@ public final class BiquadNode: AudioNode {
             let kernel = biquad
             var c = 0
             while c + 1 < channels {
-                // `channels[…]`, not AudioBlock's subscript: the checker cannot see into other files.
+                // `channels[…]` directly: the plainest code for the @_noLocks check.
                 let source0 = input.channels[min(c, lastInput)], source1 = input.channels[min(c + 1, lastInput)]
                 kernel.process(UnsafePointer(source0 + done), UnsafePointer(source1 + done),
                                output.channels[c] + done, output.channels[c + 1] + done,

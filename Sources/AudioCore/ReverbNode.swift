@@ -154,8 +154,7 @@ public final class ReverbNode: AudioNode {
 /// A dead band, not a rounding: rounding small values to a grid (adding and
 /// subtracting a constant) would leave the recirculating lines in a limit
 /// cycle one grid step above zero instead of letting them die out.
-/// (The comb bank has the same for vectors; each lives next to its caller so
-/// the compiler's `@_noLocks` check sees its body in debug builds too.)
+/// (The comb bank has the same for vectors, `flushTinyLanes`.)
 /// - Realtime: safe.
 @inline(__always)
 private func flushTiny(_ x: Float) -> Float {
