@@ -8,6 +8,7 @@ import PackageDescription
 /// - CRealtimeSupport: a few static inline helpers Swift cannot express (FTZ/DAZ).
 /// - AudioCore: buffers, lock-free queues, the render graph and the DSP nodes. No library C deps.
 /// - ALSAIO: the ALSA PCM duplex driver and device listing.
+/// - MIDI: the message model, the byte-stream parser and the Standard MIDI File reader.
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
 /// - busker: the command-line executable.
 let package = Package(
@@ -24,11 +25,13 @@ let package = Package(
         .target(name: "CRealtimeSupport"),
         .target(name: "AudioCore", dependencies: ["CRealtimeSupport"]),
         .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
+        .target(name: "MIDI"),
         .target(name: "ALSAIO", dependencies: ["AudioCore", "CALSA", "CRealtimeSupport"]),
         .executableTarget(name: "busker", dependencies: ["AudioCore", "FileIO", "ALSAIO"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "CAllocationCounter"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
+        .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "FileIO", "CAllocationCounter"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]

@@ -1,0 +1,1 @@
+// The MIDI message model, parser and file reader live here.
