@@ -91,7 +91,7 @@ public final class LimiterNode: AudioNode {
 
     /// - Parameters:
     ///   - ceilingDB: the output ceiling in dBFS.
-    ///   - lookaheadMilliseconds: look-ahead and latency (at least one frame).
+    ///   - lookaheadMilliseconds: look-ahead and latency; 0 for none (instant attack).
     ///   - releaseMilliseconds: time constant of the gain's recovery.
     public init(name: String = "limiter", ceilingDB: Float = -1, lookaheadMilliseconds: Float = 1, releaseMilliseconds: Float = 80) {
         precondition(ceilingDB.isFinite && ceilingDB <= 24, "limiter ceiling must be finite")
@@ -136,7 +136,8 @@ public final class LimiterNode: AudioNode {
         dequeGain.deallocate()
         window.deallocate()
         channelCount = max(1, outputChannelCount)
-        latencyFrames = max(1, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))
+        // 0 is allowed: no delay, an instant attack (the live mic's choice).
+        latencyFrames = max(0, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))
         let windowLength = latencyFrames + 1
         // The deque holds at most `windowLength + 1` entries (one is aged out after each push).
         var slots = 1

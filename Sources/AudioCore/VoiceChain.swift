@@ -30,7 +30,11 @@ public final class VoiceChain {
     /// - Parameters:
     ///   - inputChannelCount: channels the driver captures (1 for a mic).
     ///   - mixerInputs: mixer buses, the voice's included.
-    public init(inputChannelCount: Int, settings: VoiceSettings = VoiceSettings(), mixerInputs: Int = 1) throws {
+    ///   - limiterLookaheadMilliseconds: the limiter's look-ahead, which is also
+    ///     its latency: 1 ms by default; 0 for the live mic, where every frame of
+    ///     delay counts and an instant attack is the better trade.
+    public init(inputChannelCount: Int, settings: VoiceSettings = VoiceSettings(), mixerInputs: Int = 1,
+                limiterLookaheadMilliseconds: Float = 1) throws {
         try settings.validate()
         graph = AudioGraph(inputChannelCount: inputChannelCount)
         room = settings.room
@@ -41,7 +45,7 @@ public final class VoiceChain {
         boost = GainNode(name: "boost", gainDB: 0, range: VoiceSettings.boostRange)
         reverb = ReverbNode(name: "reverb", preset: settings.room)
         mixer = MixerNode(name: "mixer", inputCount: max(1, mixerInputs), outputChannelCount: 2)
-        limiter = LimiterNode(name: "limiter", ceilingDB: -1)
+        limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
 
         let ids = [inputMeter, highPass, bass, treble, boost, reverb].map { graph.add($0) }

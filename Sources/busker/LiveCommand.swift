@@ -24,6 +24,8 @@ enum LiveCommand {
       --periods N            periods per buffer, 2…16 (default 2; JACK's -n)
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
+      --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
+                             (default 0 on devices: no added delay; 1 for files)
 
     voice controls:
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
@@ -44,7 +46,7 @@ enum LiveCommand {
     static func run(_ arguments: [String]) throws {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
-                     "rate", "period", "periods", "format"],
+                     "rate", "period", "periods", "format", "limiter-lookahead"],
             flags: ["help", "no-tui"])
         if args.has("help") {
             print(help)
@@ -79,7 +81,8 @@ enum LiveCommand {
             }
             options.sampleFormat = format
         }
-        let report = try renderFile(options: options, settings: settings)
+        let report = try renderFile(options: options, settings: settings,
+                                    limiterLookaheadMilliseconds: try lookaheadOption(args) ?? 1)
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
@@ -102,6 +105,7 @@ enum LiveCommand {
         options.periodCount = try args.int("periods", in: 2...16) ?? 2
         options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
+        let lookahead = try lookaheadOption(args)
 
         StopSignals.install()
         let driver: DuplexDriver
@@ -111,14 +115,16 @@ enum LiveCommand {
             throw CommandLineError.runtime(error.description)
         }
         let engine = RenderEngine()
-        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings)
+        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings,
+                                   limiterLookaheadMilliseconds: lookahead ?? 0)
         engine.install(try chain.compile(spec: driver.processSpec))
         do {
             try driver.start(engine: engine)
         } catch {
             throw CommandLineError.runtime(error.description)
         }
-        print("busker live: \(driver.granted)")
+        let extra = chain.latencyFrames > 0 ? " + limiter look-ahead \(chain.latencyFrames) frames" : ""
+        print("busker live: \(driver.granted)\(extra)")
         if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
 
         let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
@@ -136,12 +142,21 @@ enum LiveCommand {
         }
     }
 
+    /// `--limiter-lookahead`, checked, or nil when not given.
+    private static func lookaheadOption(_ args: ArgumentScanner) throws -> Float? {
+        guard let ms = try args.float("limiter-lookahead") else { return nil }
+        guard (0...5).contains(ms) else { throw CommandLineError.usage("--limiter-lookahead \(ms) ms is out of range 0…5 ms") }
+        return ms
+    }
+
     /// Runs the voice chain over a file; shared with the benchmark.
-    static func renderFile(options: FileRenderDriver.Options, settings: VoiceSettings) throws -> FileRenderDriver.Report {
+    static func renderFile(options: FileRenderDriver.Options, settings: VoiceSettings,
+                           limiterLookaheadMilliseconds: Float = 1) throws -> FileRenderDriver.Report {
         let driver = FileRenderDriver(options: options)
         do {
             return try driver.run { channels, spec in
-                let chain = try VoiceChain(inputChannelCount: channels, settings: settings)
+                let chain = try VoiceChain(inputChannelCount: channels, settings: settings,
+                                           limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
                 let plan = try chain.compile(spec: spec)
                 return (plan, chain.latencyFrames)
             }

@@ -115,6 +115,22 @@ final class LimiterTests: XCTestCase {
         XCTAssertEqual(limiter.gainReductionDB, 0)
     }
 
+    /// The live mic's setting: no look-ahead, so no latency; the ceiling still holds.
+    func testWithoutLookaheadNothingIsDelayedAndTheCeilingHolds() {
+        let limiter = LimiterNode(lookaheadMilliseconds: 0)
+        let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
+        XCTAssertEqual(limiter.latencyFrames, 0)
+        let quiet = (0..<4_800).map { Float(0.1 * sin(Double($0) * 2 * .pi * 440 / 48_000)) }
+        let passed = harness.run([[quiet, quiet]], blockSize: 64)
+        XCTAssertEqual(passed[0], quiet, "below the ceiling the signal passes undelayed, bit for bit")
+        let loud = loudNoise(frames: 48_000, channels: 2, scale: 10, seed: 7)
+        for blockSize in [1, 64, 333] {
+            let output = BlockRenderHarness(LimiterNode(lookaheadMilliseconds: 0), inputChannelCounts: [2]).run([loud], blockSize: blockSize)
+            assertHoldsCeiling(output)
+            XCTAssertGreaterThan(output[0].map(abs).max()!, ceiling * 0.9)
+        }
+    }
+
     func testGainRecoversAfterLoudBurst() {
         let limiter = LimiterNode(releaseMilliseconds: 80)
         let harness = BlockRenderHarness(limiter, inputChannelCounts: [1])
