@@ -14,6 +14,8 @@ final class LiveSession {
     private(set) var micOn = true
     private let useTUI: Bool
     private let started = Date()
+    /// Set while the driver reports that periods stopped arriving.
+    private var stall: (direction: String, milliseconds: Int)?
 
     init(chain: VoiceChain, driver: DuplexDriver, engine: RenderEngine, settings: VoiceSettings, useTUI: Bool) {
         self.chain = chain
@@ -40,7 +42,12 @@ final class LiveSession {
         while true {
             if let sig = StopSignals.pending { return .signal(sig) }
             while let event = driver.nextEvent() {
-                if case let .stopped(reason) = event, reason != .requested { return .driverStopped(reason) }
+                switch event {
+                case let .stopped(reason) where reason != .requested: return .driverStopped(reason)
+                case let .stalled(direction, ms): stall = ("\(direction)", ms)
+                case .stallEnded: stall = nil
+                default: break
+                }
             }
             if let reason = driver.stopReason, reason != .requested { return .driverStopped(reason) }
             if let terminal {
@@ -95,7 +102,13 @@ final class LiveSession {
     func status() -> LiveStatus {
         let inMeter = chain.inputMeter, outMeter = chain.outputMeter
         let state: String
-        if let reason = driver.stopReason { state = "stopped (\(reason))" } else { state = driver.isRunning ? "running" : "starting" }
+        if let reason = driver.stopReason {
+            state = "stopped (\(reason))"
+        } else if let stall {
+            state = "STALLED: no \(stall.direction) period for \(stall.milliseconds) ms"
+        } else {
+            state = driver.isRunning ? "running" : "starting"
+        }
         let g = driver.granted
         return LiveStatus(
             micOn: micOn, settings: settings,
