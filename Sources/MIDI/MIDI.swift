@@ -1,1 +1,0 @@
-// The MIDI message model, parser and file reader live here.
