@@ -49,6 +49,26 @@ enum ALSATestSupport {
         }
     }
 
+    /// The files of a loopback run in `dir`: the test signal as a mono
+    /// float WAV (the source of truth), its samples as the raw capture file,
+    /// and where playback and the offline render go.
+    struct LoopbackFiles {
+        let wav: URL, raw: URL, played: URL, offline: URL
+        let samples: [Float]
+    }
+
+    static func loopbackFiles(in dir: URL, frames: Int) throws -> LoopbackFiles {
+        let wav = dir.appendingPathComponent("in.wav")
+        let writer = try SoundFileWriter(path: wav.path, sampleRate: 48000, channelCount: 1, sampleFormat: .f32)
+        try writer.write(interleaved: testSignal(frames: frames))
+        try writer.close()
+        let samples = try SoundFileReader(path: wav.path).readAll()
+        let raw = dir.appendingPathComponent("in.raw")
+        try writeRaw(samples, to: raw)
+        return LoopbackFiles(wav: wav, raw: raw, played: dir.appendingPathComponent("played.raw"),
+                             offline: dir.appendingPathComponent("offline.wav"), samples: samples)
+    }
+
     static func writeRaw(_ samples: [Float], to url: URL) throws {
         let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
         try data.write(to: url)

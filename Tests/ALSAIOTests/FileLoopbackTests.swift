@@ -16,18 +16,8 @@ final class FileLoopbackTests: XCTestCase {
         let dir = try ALSATestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let frames = 24_000
-        let signal = ALSATestSupport.testSignal(frames: frames)
-        let wav = dir.appendingPathComponent("in.wav")
-        let raw = dir.appendingPathComponent("in.raw")
-        let played = dir.appendingPathComponent("played.raw")
-        let offline = dir.appendingPathComponent("offline.wav")
-
-        // The WAV is the source of truth; the raw capture file is its samples.
-        let writer = try SoundFileWriter(path: wav.path, sampleRate: 48000, channelCount: 1, sampleFormat: .f32)
-        try signal.withUnsafeBufferPointer { (p) throws(AudioFileError) in try writer.write(p.baseAddress!, frames: frames) }
-        try writer.close()
-        let wavSamples = try SoundFileReader(path: wav.path).readAll()
-        try ALSATestSupport.writeRaw(wavSamples, to: raw)
+        let files = try ALSATestSupport.loopbackFiles(in: dir, frames: frames)
+        let (wav, raw, played, offline, wavSamples) = (files.wav, files.raw, files.played, files.offline, files.samples)
 
         var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
         options.stopAfterFrames = frames + 4 * 64

@@ -12,15 +12,8 @@ final class VoiceChainLoopbackTests: XCTestCase {
         let dir = try ALSATestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let frames = 24_000
-        let signal = ALSATestSupport.testSignal(frames: frames)
-        let wav = dir.appendingPathComponent("in.wav")
-        let raw = dir.appendingPathComponent("in.raw")
-        let played = dir.appendingPathComponent("played.raw")
-        let offline = dir.appendingPathComponent("offline.wav")
-        let writer = try SoundFileWriter(path: wav.path, sampleRate: 48000, channelCount: 1, sampleFormat: .f32)
-        try writer.write(interleaved: signal)
-        try writer.close()
-        try ALSATestSupport.writeRaw(try SoundFileReader(path: wav.path).readAll(), to: raw)
+        let files = try ALSATestSupport.loopbackFiles(in: dir, frames: frames)
+        let (wav, raw, played, offline) = (files.wav, files.raw, files.played, files.offline)
 
         var settings = VoiceSettings()
         settings.bassDB = 6
