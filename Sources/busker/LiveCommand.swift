@@ -22,6 +22,9 @@ enum LiveCommand {
       --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
       --period FRAMES        frames per period, 1…8192 (default 64, JACK's -p; files: 1024)
       --periods N            periods per buffer, 2…16 (default 2; JACK's -n)
+      --periods-ahead N      periods of playback queued ahead of capture, 0…15 (default 1:
+                             round trip 2 periods; 0 saves a period where the device
+                             keeps time itself, as a JACK or pipewire PCM does, at more risk of xruns)
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
@@ -46,7 +49,7 @@ enum LiveCommand {
     static func run(_ arguments: [String]) throws {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
-                     "rate", "period", "periods", "format", "limiter-lookahead"],
+                     "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead"],
             flags: ["help", "no-tui"])
         if args.has("help") {
             print(help)
@@ -103,6 +106,7 @@ enum LiveCommand {
         }
         options.periodFrames = try args.int("period", in: 1...8192) ?? 64
         options.periodCount = try args.int("periods", in: 2...16) ?? 2
+        options.periodsAhead = try args.int("periods-ahead", in: 0...15) ?? 1
         options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
         let lookahead = try lookaheadOption(args)
