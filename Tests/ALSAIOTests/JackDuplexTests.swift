@@ -1,12 +1,14 @@
 import ALSAIO
 import AudioCore
+import CAllocationCounter
 import Foundation
 import XCTest
 
 /// The driver in real time on Tools/virtual-soundcard: JACK's dummy driver
 /// and ALSA PCMs of type jack. Skipped where JACK or the ALSA jack plugin is
 /// not installed. Timing figures belong in the benchmark; this only asks
-/// that 2 s at 64-frame periods pass without an xrun.
+/// that 2 s at 64-frame periods of the whole voice chain pass without an
+/// xrun and without a heap allocation on the render thread.
 final class JackDuplexTests: XCTestCase {
     private static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -64,9 +66,10 @@ final class JackDuplexTests: XCTestCase {
         return o
     }
 
-    func testTwoSecondsAt64FramePeriodsWithoutXruns() throws {
+    func testTwoSecondsAt64FramePeriodsWithoutXrunsOrAllocations() throws {
         var o = try options()
         o.stopAfterFrames = 2 * 48000
+        o.renderThreadStarted = { busker_allocation_counting_begin() }
         let driver = try DuplexDriver(options: o)
         print("virtual sound card granted: \(driver.granted)")
         XCTAssertEqual(driver.granted.sampleRate, 48000)
@@ -74,15 +77,33 @@ final class JackDuplexTests: XCTestCase {
         XCTAssertEqual(driver.granted.capture.format, .float32)
         XCTAssertEqual(driver.granted.roundTripFrames, 128)
         let engine = RenderEngine()
-        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: driver.granted.capture.channels, spec: driver.processSpec))
+        var settings = VoiceSettings()
+        settings.bassDB = 6
+        settings.trebleDB = 3
+        settings.boostDB = 6
+        settings.reverbPercent = 30
+        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings,
+                                   limiterLookaheadMilliseconds: 0)
+        engine.install(try chain.compile(spec: driver.processSpec))
         let started = Date()
         try driver.start(engine: engine)
         if let notice = driver.realtime?.notice { print(notice) }
+        // Count from a quarter second in: the steady state.
+        while driver.framesProcessed < 12_000 && driver.stopReason == nil { usleep(1000) }
+        busker_allocation_counts_reset()
+        // Read the counts while the loop still runs: the thread's own exit frees
+        // its thread-local storage, which is not the steady state.
+        while driver.framesProcessed < 84_000 && driver.stopReason == nil { usleep(1000) }
+        let allocations = busker_allocation_count(), frees = busker_free_count()
         XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
         let seconds = Date().timeIntervalSince(started)
         print("ran \(driver.framesProcessed) frames in \(String(format: "%.2f", seconds)) s, xruns: \(driver.xrunCount), stalls: \(driver.stallCount)")
         XCTAssertEqual(driver.xrunCount, 0)
         XCTAssertEqual(driver.stallCount, 0)
+        if busker_allocation_counting_supported() != 0 {
+            XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
+            XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
+        }
         XCTAssertGreaterThan(seconds, 1.5, "a real-time clock paces the loop")
         driver.close()
         engine.releaseAll()
