@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "CAllocationCounter"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
-        .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
+        .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "FileIO", "CAllocationCounter"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
