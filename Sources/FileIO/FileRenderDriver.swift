@@ -89,6 +89,25 @@ public final class FileRenderDriver {
 
     // MARK: The three threads
 
+    /// The render thread's working buffers: planar in and out, and their
+    /// interleaved forms for the rings.
+    private final class RenderBuffers: @unchecked Sendable {
+        let input: AudioBuffer
+        let output: AudioBuffer
+        let interleavedInput: UnsafeMutablePointer<Float>
+        let interleavedOutput: UnsafeMutablePointer<Float>
+        init(inputChannels: Int, outputChannels: Int, block: Int) {
+            input = AudioBuffer(channelCount: inputChannels, capacity: block)
+            output = AudioBuffer(channelCount: outputChannels, capacity: block)
+            interleavedInput = .allocate(capacity: block * inputChannels)
+            interleavedOutput = .allocate(capacity: block * outputChannels)
+        }
+        deinit {
+            interleavedInput.deallocate()
+            interleavedOutput.deallocate()
+        }
+    }
+
     private final class Shared: @unchecked Sendable {
         let inRing: SampleRing
         let outRing: SampleRing
@@ -121,8 +140,10 @@ public final class FileRenderDriver {
             Self.readLoop(reader: reader, resampler: resampler, shared: shared)
         }
         let tailLimit = Int(options.maximumTailSeconds * Double(rate))
+        // Everything the render thread touches is allocated here, before it starts.
+        let buffers = RenderBuffers(inputChannels: inCh, outputChannels: outCh, block: block)
         let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) { [engine] in
-            Self.renderLoop(engine: engine, shared: shared, inChannels: inCh, outChannels: outCh, block: block,
+            Self.renderLoop(engine: engine, shared: shared, buffers: buffers,
                             latency: latency, tailLimit: tailLimit, silenceRun: rate / 20)
         }
 
@@ -203,17 +224,15 @@ public final class FileRenderDriver {
 
     /// The audio-render thread: pull a block, render it, push it on.
     /// - Realtime: safe between the ring waits: everything is allocated before the loop.
-    private static func renderLoop(engine: RenderEngine, shared: Shared, inChannels: Int, outChannels: Int,
-                                   block: Int, latency: Int, tailLimit: Int, silenceRun: Int) {
+    private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: RenderBuffers,
+                                   latency: Int, tailLimit: Int, silenceRun: Int) {
+        // The thread's name goes into the report (it proves the naming); read
+        // once here, before the first block.
         shared.threadName = RealtimeThread.currentName
-        let inBuffer = AudioBuffer(channelCount: inChannels, capacity: block)
-        let outBuffer = AudioBuffer(channelCount: outChannels, capacity: block)
-        let interleavedIn = UnsafeMutablePointer<Float>.allocate(capacity: block * inChannels)
-        let interleavedOut = UnsafeMutablePointer<Float>.allocate(capacity: block * outChannels)
-        defer {
-            interleavedIn.deallocate()
-            interleavedOut.deallocate()
-        }
+        let inChannels = buffers.input.channelCount, outChannels = buffers.output.channelCount
+        let block = buffers.input.capacity
+        let inBuffer = buffers.input, outBuffer = buffers.output
+        let interleavedIn = buffers.interleavedInput, interleavedOut = buffers.interleavedOutput
         var wait = ThreadWait()
         var toSkip = latency          // look-ahead frames to drop from the start
         var tailFrames = 0            // frames rendered after the input ended
