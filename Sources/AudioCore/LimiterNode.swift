@@ -109,7 +109,11 @@ public final class LimiterNode: AudioNode {
         super.init(name: name)
     }
 
-    deinit {
+    deinit { freeBuffers() }
+
+    /// Frees the per-format buffers (before they are made anew, and at the end).
+    /// - Realtime: unsafe (frees). Control thread only.
+    private func freeBuffers() {
         history.deallocate()
         framePeaks.deallocate()
         frameGains.deallocate()
@@ -129,12 +133,7 @@ public final class LimiterNode: AudioNode {
 
     /// - Realtime: unsafe (allocates). Control thread only.
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
-        history.deallocate()
-        framePeaks.deallocate()
-        frameGains.deallocate()
-        dequeIndex.deallocate()
-        dequeGain.deallocate()
-        window.deallocate()
+        freeBuffers()
         channelCount = max(1, outputChannelCount)
         // 0 is allowed: no delay, an instant attack (the live mic's choice).
         latencyFrames = max(0, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))

@@ -83,12 +83,7 @@ public final class MeterNode: AudioNode {
         peakBits.deallocate()
         rmsBits.deallocate()
         maxPeakBits.deallocate()
-        squares.deallocate()
-        sums.deallocate()
-        peaks.deallocate()
-        maxima.deallocate()
-        fallPowers.deallocate()
-        fallWeights.deallocate()
+        freeWorkBuffers()
     }
 
     /// How many channels are metered (0 before prepare, at most `maximumChannelCount`).
@@ -115,14 +110,20 @@ public final class MeterNode: AudioNode {
         peakResetRequests.add(1, ordering: .relaxed)
     }
 
-    /// - Realtime: unsafe (allocates). Control thread only.
-    public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
+    /// Frees the per-format work buffers (before they are made anew, and at the end).
+    /// - Realtime: unsafe (frees). Control thread only.
+    private func freeWorkBuffers() {
         squares.deallocate()
         sums.deallocate()
         peaks.deallocate()
         maxima.deallocate()
         fallPowers.deallocate()
         fallWeights.deallocate()
+    }
+
+    /// - Realtime: unsafe (allocates). Control thread only.
+    public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
+        freeWorkBuffers()
         channelCapacity = min(max(0, outputChannelCount), MeterNode.maximumChannelCount)
         windowLength = max(1, Int((MeterNode.rmsWindowSeconds * spec.sampleRate).rounded()))
         let meters = max(1, channelCapacity)
