@@ -6,8 +6,10 @@ import PackageDescription
 /// Layout (see README, "Architecture"):
 /// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate (pkg-config, Debian packages).
 /// - CRealtimeSupport: a few static inline helpers Swift cannot express (FTZ/DAZ).
-/// - AudioCore: buffers, lock-free queues, the render graph and the DSP nodes. No library C deps.
-/// - ALSAIO: the ALSA PCM duplex driver and device listing.
+/// - AudioCore: buffers, lock-free queues, the render graph, the DSP nodes and the
+///   MIDI scheduling that lands events at their frame. No library C deps.
+/// - ALSAIO: the ALSA PCM duplex driver, device listing, and MIDI input (sequencer, raw MIDI).
+/// - Instruments: the FluidSynth sampler, the drum kit on a voice pool, General MIDI names.
 /// - MIDI: the message model, the byte-stream parser and the Standard MIDI File reader.
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
 /// - busker: the command-line executable.
@@ -23,16 +25,18 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .target(name: "CRealtimeSupport"),
-        .target(name: "AudioCore", dependencies: ["CRealtimeSupport"]),
+        .target(name: "AudioCore", dependencies: ["CRealtimeSupport", "MIDI"]),
         .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
         .target(name: "MIDI"),
-        .target(name: "ALSAIO", dependencies: ["AudioCore", "CALSA", "CRealtimeSupport"]),
-        .executableTarget(name: "busker", dependencies: ["AudioCore", "FileIO", "ALSAIO"]),
+        .target(name: "ALSAIO", dependencies: ["AudioCore", "MIDI", "CALSA", "CRealtimeSupport"]),
+        .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
+        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "CAllocationCounter"]),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
-        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "FileIO", "CAllocationCounter"]),
+        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter"]),
+        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
 )

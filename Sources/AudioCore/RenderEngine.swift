@@ -1,3 +1,5 @@
+import CRealtimeSupport
+import MIDI
 import Synchronization
 
 /// Runs whichever `RenderPlan` is installed and swaps plans without ever
@@ -26,6 +28,10 @@ public final class RenderEngine: @unchecked Sendable {
     private var current: UnsafeMutableRawPointer?
     private let slicePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 64)
     private let inputSlicePointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 64)
+    /// Frames rendered since start: the engine timeline MIDI events are placed on.
+    private var sampleTime: Int64 = 0
+    /// Set before the audio thread starts, never changed while it runs.
+    private var midi: MIDIScheduler?
 
     public init() {}
 
@@ -36,6 +42,16 @@ public final class RenderEngine: @unchecked Sendable {
     }
 
     // MARK: Control thread
+
+    /// Makes `scheduler` collect MIDI events at the start of every cycle and
+    /// show each block its own events. Call before the audio thread starts.
+    /// - Realtime: unsafe. Control thread, before rendering starts.
+    public func attach(_ scheduler: MIDIScheduler) {
+        midi = scheduler
+    }
+
+    /// Frames rendered since start (the audio thread's count; others see a recent value only after it stopped).
+    public var renderedFrameCount: Int64 { sampleTime }
 
     /// Hands `plan` to the audio thread. If an earlier plan was still waiting
     /// (not yet picked up), it is released here, on the calling thread.
@@ -95,8 +111,14 @@ public final class RenderEngine: @unchecked Sendable {
             output.clear()
             return
         }
+        let cycleStart = sampleTime
+        sampleTime += Int64(output.frameCount)
         Unmanaged<RenderPlan>.fromOpaque(current)._withUnsafeGuaranteedRef { plan in
             let maxFrames = plan.spec.maximumBlockSize
+            if let midi {
+                midi.beginCycle(sampleTime: cycleStart, frameCount: output.frameCount,
+                                sampleRate: plan.spec.sampleRate, hostTime: busker_monotonic_nanoseconds())
+            }
             if output.frameCount <= maxFrames {
                 plan.render(input: input, output: output)
                 return
@@ -104,6 +126,7 @@ public final class RenderEngine: @unchecked Sendable {
             var offset = 0
             while offset < output.frameCount {
                 let n = min(maxFrames, output.frameCount - offset)
+                midi?.showBlock(offset: offset, frameCount: n)
                 let outSlice = output.slice(offset: offset, frames: n, pointerStorage: slicePointers)
                 if let input {
                     let inSlice = input.slice(offset: offset, frames: min(n, max(0, input.frameCount - offset)), pointerStorage: inputSlicePointers)

@@ -56,6 +56,17 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
         return element
     }
 
+    /// A copy of the oldest element, left in the queue, or nil when empty.
+    /// Consumer thread only. Lets a consumer look at a timestamp before
+    /// deciding whether the element is due.
+    /// - Realtime: safe.
+    @inlinable
+    public func peek() -> Element? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        return storage[h & mask]
+    }
+
     /// How many elements are waiting; exact for the consumer, a lower bound for others.
     /// - Realtime: safe.
     @inlinable

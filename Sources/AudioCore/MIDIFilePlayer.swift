@@ -1,0 +1,158 @@
+import MIDI
+import Synchronization
+
+/// Plays a Standard MIDI File on the audio thread, sample-accurately.
+///
+/// The file's channel messages are placed on the engine's timeline once, on
+/// the control thread, at frames computed exactly from the tempo map. The
+/// audio thread then walks them with a cursor: every event lands on its own
+/// frame whatever the block size, in live playback and offline renders alike,
+/// with no timer thread and no jitter. Play, stop, looping and the tempo scale
+/// are atomics the control thread sets; the player's own notes are tracked, so
+/// stopping or looping never leaves a note hanging.
+public final class MIDIFilePlayer: @unchecked Sendable {
+    /// One channel message at its frame (tempo scale 1).
+    struct Event {
+        var frame: Int64
+        var message: MIDIMessage
+    }
+
+    /// What the player is doing, as the control thread sees it.
+    public enum State: UInt8, Sendable {
+        case stopped, playing, finished
+    }
+
+    public let sampleRate: Int
+    /// The song's length (its last track end) in frames at tempo scale 1.
+    public let lengthFrames: Int64
+    /// How many channel messages the song holds.
+    public let eventCount: Int
+
+    // MARK: Shared (atomics)
+    /// 0 nothing asked, 1 play from the start, 2 stop.
+    private let request = Atomic<UInt8>(0)
+    private let looping = Atomic<Bool>(false)
+    private let tempoScaleBits = Atomic<UInt64>(1.0.bitPattern)
+    private let stateValue = Atomic<UInt8>(State.stopped.rawValue)
+    private let positionValue = Atomic<Int64>(0)
+
+    // MARK: Audio thread only
+    private let events: UnsafeMutablePointer<Event>
+    private var cursor = 0
+    /// Position in song frames (tempo scale 1); fractional under a tempo scale.
+    private var position = 0.0
+    private var playing = false
+    let heldNotes = HeldNotes()
+
+    /// - Realtime: unsafe (allocates). Control thread.
+    public init(file: StandardMIDIFile, sampleRate: Int) {
+        precondition(sampleRate > 0)
+        self.sampleRate = sampleRate
+        let map = file.tempoMap()
+        var timed: [Event] = []
+        for event in file.mergedEvents() {
+            guard case .message(let message) = event.kind else { continue }
+            timed.append(Event(frame: Int64(map.sampleFrame(atTick: event.tick, sampleRate: sampleRate)), message: message))
+        }
+        eventCount = timed.count
+        events = .allocate(capacity: max(1, timed.count))
+        events.initialize(from: timed, count: timed.count)
+        let end = Int64(map.sampleFrame(atTick: file.endTick, sampleRate: sampleRate))
+        lengthFrames = max(end, timed.last?.frame ?? 0)
+    }
+
+    deinit {
+        events.deallocate()
+    }
+
+    // MARK: Control thread
+
+    /// Starts playing from the beginning at the next cycle.
+    public func play() { request.store(1, ordering: .releasing) }
+    /// Stops at the next cycle, ending every note the song holds, and rewinds.
+    public func stop() { request.store(2, ordering: .releasing) }
+
+    /// Whether the song starts again from the top when it ends.
+    public var isLooping: Bool {
+        get { looping.load(ordering: .relaxed) }
+        set { looping.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Playback speed: 2 plays twice as fast. Clamped to 0.125 … 8.
+    public var tempoScale: Double {
+        get { Double(bitPattern: tempoScaleBits.load(ordering: .relaxed)) }
+        set { tempoScaleBits.store(min(max(newValue, 0.125), 8).bitPattern, ordering: .relaxed) }
+    }
+
+    public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
+
+    /// Where the song is, in seconds of the song (tempo scale 1).
+    public var positionSeconds: Double { Double(positionValue.load(ordering: .relaxed)) / Double(sampleRate) }
+
+    // MARK: Audio thread
+
+    /// Places the song's events that fall in the next `frameCount` frames into
+    /// `buffer`, and notes them in `heldNotes`.
+    /// - Parameter cycleStart: the cycle's first frame on the engine timeline.
+    /// - Realtime: safe.
+    func renderCycle(frameCount: Int, cycleStart: Int64, into buffer: MIDIEventBuffer) {
+        switch request.exchange(0, ordering: .acquiring) {
+        case 1:
+            releaseHeld(at: 0, cycleStart: cycleStart, into: buffer)
+            rewind()
+            playing = true
+            stateValue.store(State.playing.rawValue, ordering: .releasing)
+        case 2:
+            releaseHeld(at: 0, cycleStart: cycleStart, into: buffer)
+            rewind()
+            playing = false
+            stateValue.store(State.stopped.rawValue, ordering: .releasing)
+        default:
+            break
+        }
+        guard playing else { return }
+        let scale = tempoScale
+        var done = 0
+        while done < frameCount {
+            let segmentEnd = position + Double(frameCount - done) * scale
+            let reachesEnd = segmentEnd > Double(lengthFrames)
+            // Events at the very last frame (final note-offs) still belong to this pass.
+            while cursor < eventCount {
+                let event = events[cursor]
+                let frame = Double(event.frame)
+                if reachesEnd ? frame > Double(lengthFrames) : frame >= segmentEnd { break }
+                let offset = min(frameCount - 1, done + max(0, Int(((frame - position) / scale).rounded(.down))))
+                heldNotes.observe(event.message, at: cycleStart + Int64(offset))
+                buffer.insert(event.message, at: offset)
+                cursor += 1
+            }
+            guard reachesEnd else {
+                position = segmentEnd
+                break
+            }
+            let endOffset = min(frameCount - 1, done + max(0, Int(((Double(lengthFrames) - position) / scale).rounded(.up))))
+            releaseHeld(at: endOffset, cycleStart: cycleStart, into: buffer)
+            rewind()
+            if !isLooping || lengthFrames == 0 {
+                playing = false
+                stateValue.store(State.finished.rawValue, ordering: .releasing)
+                break
+            }
+            // The next pass starts where this one ended; at least one frame on, so a loop always progresses.
+            done = max(endOffset, done + 1)
+        }
+        positionValue.store(Int64(position), ordering: .relaxed)
+    }
+
+    /// - Realtime: safe.
+    private func rewind() {
+        cursor = 0
+        position = 0
+        positionValue.store(0, ordering: .relaxed)
+    }
+
+    /// - Realtime: safe.
+    func releaseHeld(at offset: Int, cycleStart: Int64, into buffer: MIDIEventBuffer) {
+        heldNotes.releaseAll { buffer.insert($0, at: offset) }
+    }
+}

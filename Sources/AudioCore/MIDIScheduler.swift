@@ -1,0 +1,158 @@
+import MIDI
+import Synchronization
+
+/// Gathers every MIDI source's events at the start of each audio cycle and
+/// places them at their frames, for the instruments to read from `events`.
+///
+/// Live sources stamp events with the monotonic clock. The scheduler maps the
+/// interval between the previous cycle's start and this one's onto this
+/// cycle's frames, so events keep their spacing and land one cycle after they
+/// arrived: a constant delay instead of the jitter of applying everything at
+/// the block start (the same trade JACK's MIDI makes). Events stamped with a
+/// sample time land on that exact frame; `.now` events land at frame 0.
+///
+/// Every source has its own `HeldNotes`: when a source asks for a release (it
+/// stopped, disconnected or was lost) exactly its notes get note-offs. A
+/// watchdog ends any note held longer than `watchdogSeconds`.
+public final class MIDIScheduler: @unchecked Sendable {
+    /// The current block's events. Instruments hold this reference.
+    public let events: MIDIEventBuffer
+    /// The sources, fixed when the scheduler is built.
+    public let ports: [MIDIInputPort]
+    /// An optional MIDI file player, run on the audio thread.
+    public let filePlayer: MIDIFilePlayer?
+
+    // MARK: Shared (atomics)
+    private let watchdogMilliseconds = Atomic<Int>(0)
+    private let watchdogReleases = Atomic<Int>(0)
+    private let releaseEverything = Atomic<Bool>(false)
+    private let eventsDelivered = Atomic<Int>(0)
+    private let heldNoteCount = Atomic<Int>(0)
+
+    // MARK: Audio thread only
+    private let trackers: [HeldNotes]
+    private var previousHostTime: UInt64 = 0
+    private var cycleStart: Int64 = 0
+    private var cycleFrames = 0
+    private var framesSinceWatchdog = 0
+
+    /// - Parameter watchdogSeconds: notes held longer are ended; 0 turns the watchdog off.
+    /// - Realtime: unsafe (allocates). Control thread.
+    public init(ports: [MIDIInputPort], filePlayer: MIDIFilePlayer? = nil, watchdogSeconds: Double = 30, eventCapacity: Int = 2048) {
+        self.ports = ports
+        self.filePlayer = filePlayer
+        events = MIDIEventBuffer(capacity: eventCapacity)
+        trackers = ports.map { _ in HeldNotes() }
+        self.watchdogSeconds = watchdogSeconds
+    }
+
+    // MARK: Control thread
+
+    /// Notes held longer than this are ended by the watchdog; 0 (or less) turns it off.
+    public var watchdogSeconds: Double {
+        get { Double(watchdogMilliseconds.load(ordering: .relaxed)) / 1000 }
+        set { watchdogMilliseconds.store(max(0, Int((newValue * 1000).rounded())), ordering: .relaxed) }
+    }
+
+    /// Ends every note of every source at the next cycle: for stop and device loss.
+    public func releaseAllNotes() { releaseEverything.store(true, ordering: .releasing) }
+
+    /// Notes the watchdog has ended since start.
+    public var watchdogReleaseCount: Int { watchdogReleases.load(ordering: .relaxed) }
+    /// Messages placed into cycles since start (activity for the TUI).
+    public var deliveredCount: Int { eventsDelivered.load(ordering: .relaxed) }
+    /// Notes held across all sources at the last cycle.
+    public var heldCount: Int { heldNoteCount.load(ordering: .relaxed) }
+
+    // MARK: Audio thread
+
+    /// Collects the events due in the cycle `sampleTime ..< sampleTime + frameCount`.
+    /// - Parameters:
+    ///   - sampleTime: the cycle's first frame on the engine timeline.
+    ///   - hostTime: CLOCK_MONOTONIC nanoseconds at the cycle's start.
+    /// - Realtime: safe.
+    public func beginCycle(sampleTime: Int64, frameCount: Int, sampleRate: Double, hostTime: UInt64) {
+        events.beginCycle()
+        cycleStart = sampleTime
+        cycleFrames = frameCount
+        let everything = releaseEverything.exchange(false, ordering: .acquiring)
+        var delivered = 0
+        var held = 0
+        for index in 0..<ports.count {
+            let port = ports[index]
+            let tracker = trackers[index]
+            while let pending = port.queue.peek() {
+                guard let offset = offset(of: pending.time, frameCount: frameCount, hostTime: hostTime) else { break }
+                _ = port.queue.pop()
+                switch pending.item {
+                case .message(let message):
+                    tracker.observe(message, at: sampleTime + Int64(offset))
+                    events.insert(message, at: offset)
+                    delivered += 1
+                case .releaseAllNotes:
+                    tracker.releaseAll { events.insert($0, at: offset) }
+                }
+            }
+            if port.releaseRequested.exchange(false, ordering: .acquiring) || everything {
+                tracker.releaseAll { events.insert($0, at: 0) }
+            }
+            if delivered > 0 { port.delivered.add(delivered, ordering: .relaxed) }
+            eventsDelivered.add(delivered, ordering: .relaxed)
+            delivered = 0
+            held += tracker.count
+        }
+        if let filePlayer {
+            if everything { filePlayer.releaseHeld(at: 0, cycleStart: sampleTime, into: events) }
+            filePlayer.renderCycle(frameCount: frameCount, cycleStart: sampleTime, into: events)
+            held += filePlayer.heldNotes.count
+        }
+        runWatchdog(sampleRate: sampleRate)
+        heldNoteCount.store(held, ordering: .relaxed)
+        previousHostTime = hostTime
+    }
+
+    /// Shows instruments only the block `offset ..< offset + frameCount` of the cycle.
+    /// - Realtime: safe.
+    public func showBlock(offset: Int, frameCount: Int) {
+        events.showBlock(offset: offset, frameCount: frameCount)
+    }
+
+    /// The frame in this cycle for an event stamped `time`, or nil when it is not due yet.
+    /// - Realtime: safe.
+    private func offset(of time: MIDIEventTime, frameCount: Int, hostTime: UInt64) -> Int? {
+        switch time {
+        case .now:
+            return 0
+        case .sample(let frame):
+            if frame >= cycleStart + Int64(frameCount) { return nil }
+            return Int(max(0, frame - cycleStart))
+        case .hostNanoseconds(let stamp):
+            if stamp > hostTime { return nil }
+            // The first cycle has no previous start to measure from; later ones
+            // map (previous start, this start] onto this cycle's frames.
+            guard previousHostTime != 0, hostTime > previousHostTime, stamp > previousHostTime else { return 0 }
+            let fraction = Double(stamp - previousHostTime) / Double(hostTime - previousHostTime)
+            return min(frameCount - 1, Int(fraction * Double(frameCount)))
+        }
+    }
+
+    /// Ends notes held past the limit, checking about every 10 ms rather than every cycle.
+    /// - Realtime: safe.
+    private func runWatchdog(sampleRate: Double) {
+        let limitMilliseconds = watchdogMilliseconds.load(ordering: .relaxed)
+        guard limitMilliseconds > 0 else { return }
+        framesSinceWatchdog += cycleFrames
+        guard framesSinceWatchdog >= Int(sampleRate / 100) else { return }
+        framesSinceWatchdog = 0
+        let limitFrames = Int64(Double(limitMilliseconds) * sampleRate / 1000)
+        let cutoff = cycleStart - limitFrames
+        var released = 0
+        for tracker in trackers {
+            released += tracker.releaseNotes(startedBefore: cutoff) { events.insert($0, at: 0) }
+        }
+        if let filePlayer {
+            released += filePlayer.heldNotes.releaseNotes(startedBefore: cutoff) { events.insert($0, at: 0) }
+        }
+        if released > 0 { watchdogReleases.add(released, ordering: .relaxed) }
+    }
+}
