@@ -32,11 +32,12 @@ let package = Package(
         .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
         .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter"]),
+        .target(name: "RenderTestSupport", dependencies: ["AudioCore", "CAllocationCounter"], path: "Tests/RenderTestSupport"),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
-        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter"]),
-        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter"]),
+        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
 )

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AudioCore
+import RenderTestSupport
 import CAllocationCounter
 import Synchronization
 import XCTest

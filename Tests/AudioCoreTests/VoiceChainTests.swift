@@ -1,4 +1,5 @@
 import AudioCore
+import RenderTestSupport
 import CAllocationCounter
 import XCTest
 

@@ -7,18 +7,18 @@ import Synchronization
 import XCTest
 
 // Shared test helpers for rendering on a real "audio-render" thread while the
-// test thread acts as the control thread. Internal to the test target.
+// test thread acts as the control thread. Used by every test target that renders.
 
 /// What a render-thread run measured.
-struct RenderThreadAllocations: Equatable, CustomStringConvertible {
+public struct RenderThreadAllocations: Equatable, CustomStringConvertible {
     /// Heap allocations (malloc, calloc, realloc, aligned allocations) on the render thread while counting.
-    var allocations: Int
+    public var allocations: Int
     /// Heap frees on the render thread while counting.
-    var frees: Int
+    public var frees: Int
     /// Counted blocks actually rendered.
-    var blocks: Int
+    public var blocks: Int
 
-    var description: String { "\(allocations) allocation(s), \(frees) free(s) in \(blocks) block(s)" }
+    public var description: String { "\(allocations) allocation(s), \(frees) free(s) in \(blocks) block(s)" }
 }
 
 /// Renders `blocks` blocks of `frames` frames through `engine` on a new thread
@@ -42,7 +42,7 @@ struct RenderThreadAllocations: Equatable, CustomStringConvertible {
 /// Needs the allocation counter to be active (Linux/glibc); callers that assert
 /// zero should also check `busker_allocation_counting_supported()`.
 /// - Realtime: the harness itself does not allocate between warm-up and the end of counting.
-func countAllocationsOnRenderThread(
+public func countAllocationsOnRenderThread(
     engine: RenderEngine,
     blocks: Int,
     frames: Int,
@@ -97,7 +97,7 @@ func countAllocationsOnRenderThread(
 /// the "audio-render" thread neither allocates nor frees, while the calling
 /// (control) thread runs `control` in a loop. Skips the check (with a note)
 /// where the counter is unavailable. See `countAllocationsOnRenderThread`.
-func assertNoAllocationsOnRenderThread(
+public func assertNoAllocationsOnRenderThread(
     engine: RenderEngine,
     blocks: Int = 2000,
     frames: Int = 64,
