@@ -33,8 +33,9 @@ public final class MIDIEventBuffer: @unchecked Sendable {
     private var windowStart = 0
     private var windowEnd = 0
     private var windowOffset = 0
-    /// Events dropped because the cycle was full (audio thread count).
-    private(set) var overflowCount = 0
+    /// Events dropped because a cycle was full. The audio thread's count: read
+    /// it there or once rendering has stopped (others use `MIDIScheduler.overflowCount`).
+    public private(set) var overflowCount = 0
 
     public init(capacity: Int = 2048) {
         precondition(capacity > 0)

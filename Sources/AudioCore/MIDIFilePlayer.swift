@@ -138,8 +138,10 @@ public final class MIDIFilePlayer: @unchecked Sendable {
                 stateValue.store(State.finished.rawValue, ordering: .releasing)
                 break
             }
-            // The next pass starts where this one ended; at least one frame on, so a loop always progresses.
-            done = max(endOffset, done + 1)
+            // The next pass starts on the frame where this one ended. It makes
+            // progress: the song is at least one frame long, so the next pass
+            // either ends the cycle or ends at least one frame later.
+            done = endOffset
         }
         positionValue.store(Int64(position), ordering: .relaxed)
     }

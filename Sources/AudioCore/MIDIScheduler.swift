@@ -28,6 +28,7 @@ public final class MIDIScheduler: @unchecked Sendable {
     private let releaseEverything = Atomic<Bool>(false)
     private let eventsDelivered = Atomic<Int>(0)
     private let heldNoteCount = Atomic<Int>(0)
+    private let overflowed = Atomic<Int>(0)
 
     // MARK: Audio thread only
     private let trackers: [HeldNotes]
@@ -61,6 +62,8 @@ public final class MIDIScheduler: @unchecked Sendable {
     public var watchdogReleaseCount: Int { watchdogReleases.load(ordering: .relaxed) }
     /// Messages placed into cycles since start (activity for the TUI).
     public var deliveredCount: Int { eventsDelivered.load(ordering: .relaxed) }
+    /// Events dropped because a cycle held more than the buffer's capacity.
+    public var overflowCount: Int { overflowed.load(ordering: .relaxed) }
     /// Notes held across all sources at the last cycle.
     public var heldCount: Int { heldNoteCount.load(ordering: .relaxed) }
 
@@ -108,6 +111,7 @@ public final class MIDIScheduler: @unchecked Sendable {
         }
         runWatchdog(sampleRate: sampleRate)
         heldNoteCount.store(held, ordering: .relaxed)
+        overflowed.store(events.overflowCount, ordering: .relaxed)
         previousHostTime = hostTime
     }
 
