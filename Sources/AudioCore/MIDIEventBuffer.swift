@@ -94,6 +94,12 @@ public final class MIDIEventBuffer: @unchecked Sendable {
         return true
     }
 
+    /// Calls `body` with every message of the cycle, in order.
+    /// - Realtime: safe (`body` must be too).
+    func forEachInCycle(_ body: (MIDIMessage) -> Void) {
+        for index in 0..<cycleCount { body(storage[index].message) }
+    }
+
     /// Shows only the events of the block `offset ..< offset + frameCount` of the cycle.
     /// - Realtime: safe.
     func showBlock(offset: Int, frameCount: Int) {

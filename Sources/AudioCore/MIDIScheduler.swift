@@ -21,6 +21,8 @@ public final class MIDIScheduler: @unchecked Sendable {
     public let ports: [MIDIInputPort]
     /// An optional MIDI file player, run on the audio thread.
     public let filePlayer: MIDIFilePlayer?
+    /// Keys down and notes struck, for the screen.
+    public let activity = NoteActivity()
 
     // MARK: Shared (atomics)
     private let watchdogMilliseconds = Atomic<Int>(0)
@@ -110,6 +112,7 @@ public final class MIDIScheduler: @unchecked Sendable {
             held += filePlayer.heldNotes.count
         }
         runWatchdog(sampleRate: sampleRate)
+        events.forEachInCycle { activity.observe($0) }
         heldNoteCount.store(held, ordering: .relaxed)
         overflowed.store(events.overflowCount, ordering: .relaxed)
         previousHostTime = hostTime

@@ -192,6 +192,32 @@ final class MIDISchedulerTests: XCTestCase {
         XCTAssertEqual(out.last, 1)
         XCTAssertEqual(scheduler.watchdogReleaseCount, 0)
     }
+
+    // MARK: What the screen sees
+
+    func testActivityShowsHeldKeysAndLatchesStruckNotesAndDrumHits() {
+        let port = MIDIInputPort(name: "a")
+        let scheduler = MIDIScheduler(ports: [port])
+        port.send(.noteOn(channel: 0, note: 60, velocity: 90))
+        port.send(.noteOn(channel: 3, note: 60, velocity: 90))
+        port.send(.noteOn(channel: 0, note: 100, velocity: 90))
+        port.send(.noteOff(channel: 0, note: 100, velocity: 0))  // a staccato note within one cycle
+        port.send(.noteOn(channel: 9, note: 42, velocity: 90))
+        scheduler.beginCycle(sampleTime: 0, frameCount: 64, sampleRate: rate, hostTime: 1)
+        let activity = scheduler.activity
+        XCTAssertTrue(activity.isHeld(60))
+        XCTAssertFalse(activity.isHeld(100))
+        XCTAssertFalse(activity.isHeld(42), "drums are not piano keys")
+        XCTAssertEqual(activity.takeStruckNotes(), [60, 100])
+        XCTAssertEqual(activity.takeStruckNotes(), [], "taken once")
+        XCTAssertEqual(activity.takeDrumHits(), [42])
+        port.send(.noteOff(channel: 0, note: 60, velocity: 0))
+        scheduler.beginCycle(sampleTime: 64, frameCount: 64, sampleRate: rate, hostTime: 2)
+        XCTAssertTrue(activity.isHeld(60), "still held on channel 4")
+        port.send(.controlChange(channel: 3, controller: 123, value: 0))
+        scheduler.beginCycle(sampleTime: 128, frameCount: 64, sampleRate: rate, hostTime: 3)
+        XCTAssertFalse(activity.isHeld(60))
+    }
 }
 
 func collect(_ events: MIDIEventBuffer) -> [ScheduledMIDIEvent] {

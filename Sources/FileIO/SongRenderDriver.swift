@@ -1,0 +1,182 @@
+import AudioCore
+import Foundation
+import Synchronization
+
+/// Renders a graph with no input (instruments played by a MIDI file) to an
+/// audio file as fast as the machine allows: `busker render SONG.mid -o SONG.wav`.
+///
+/// Two threads, as in `FileRenderDriver`: "audio-render" renders blocks into
+/// a ring and the calling thread writes them through libsndfile. Rendering
+/// goes on until the song says it has finished and the output has been quiet
+/// for 50 ms (the reverb and release tails are kept), or a tail limit.
+/// The graph's latency (the limiter's look-ahead) is removed from the start,
+/// so the file's frame 0 is the song's frame 0.
+public final class SongRenderDriver {
+    public struct Options: Sendable {
+        public var outputPath: String
+        public var engineRate: Int = 48000
+        public var blockSize: Int = FileRenderDriver.defaultBlockSize
+        public var sampleFormat: SampleFormat = .s24
+        public var maximumTailSeconds: Double = 10
+
+        public init(outputPath: String) {
+            self.outputPath = outputPath
+        }
+    }
+
+    public struct Report: Sendable {
+        public var outputFrames: Int64
+        public var engineRate: Int
+        public var blocks: Int
+        public var wallSeconds: Double
+        /// Time spent inside `engine.render`.
+        public var renderSeconds: Double
+        public var renderThreadName: String
+
+        public var audioSeconds: Double { Double(outputFrames) / Double(engineRate) }
+        public var realtimeFactor: Double { audioSeconds / max(wallSeconds, 1e-9) }
+    }
+
+    public let options: Options
+    public let engine = RenderEngine()
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Renders `plan` until `songFinished()` is true and the tail has died away.
+    /// - Parameters:
+    ///   - latencyFrames: frames the plan delays its sources by; dropped from the start.
+    ///   - songFinished: read on the render thread after every block; must be
+    ///     realtime-safe (an atomic load, such as `MIDIFilePlayer.state`).
+    ///   - progress: called on the calling thread with the frames written so far, about every 4096 frames.
+    /// On failure the partial output file is removed and the error thrown.
+    public func run(plan: RenderPlan, latencyFrames: Int, songFinished: @escaping @Sendable () -> Bool,
+                    progress: (Int64) -> Void = { _ in }) throws -> Report {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: options.outputPath, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AudioFileError.cannotOpen(path: options.outputPath, reason: "is a directory")
+        }
+        let channels = plan.outputChannelCount
+        let writer = try SoundFileWriter(path: options.outputPath, sampleRate: options.engineRate,
+                                         channelCount: channels, sampleFormat: options.sampleFormat)
+        engine.install(plan)
+        do {
+            let report = try stream(writer: writer, channels: channels, latency: latencyFrames,
+                                    songFinished: songFinished, progress: progress)
+            try writer.close()
+            return report
+        } catch {
+            try? writer.close()
+            try? FileManager.default.removeItem(atPath: options.outputPath)
+            throw error
+        }
+    }
+
+    private final class Shared: @unchecked Sendable {
+        let ring: SampleRing
+        let renderDone = Atomic<Bool>(false)
+        let abort = Atomic<Bool>(false)
+        var blocks = 0               // written by the render thread before renderDone
+        var renderNanos: UInt64 = 0
+        var threadName = ""
+        init(capacity: Int) { ring = SampleRing(capacity: capacity) }
+    }
+
+    /// The render thread's output buffers, allocated before it starts.
+    private final class Buffers: @unchecked Sendable {
+        let planar: AudioBuffer
+        let interleaved: UnsafeMutablePointer<Float>
+        init(channels: Int, block: Int) {
+            planar = AudioBuffer(channelCount: channels, capacity: block)
+            interleaved = .allocate(capacity: channels * block)
+        }
+        deinit { interleaved.deallocate() }
+    }
+
+    private func stream(writer: SoundFileWriter, channels: Int, latency: Int,
+                        songFinished: @escaping @Sendable () -> Bool, progress: (Int64) -> Void) throws -> Report {
+        let block = options.blockSize
+        let shared = Shared(capacity: max(block, 16384) * channels * 4)
+        let buffers = Buffers(channels: channels, block: block)
+        let tailLimit = Int(options.maximumTailSeconds * Double(options.engineRate))
+        let silenceRun = options.engineRate / 20
+        let start = monotonicNanoseconds()
+        let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) { [engine] in
+            Self.renderLoop(engine: engine, shared: shared, buffers: buffers, latency: latency,
+                            tailLimit: tailLimit, silenceRun: silenceRun, songFinished: songFinished)
+        }
+        let chunkFrames = 4096
+        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
+        defer { chunk.deallocate() }
+        var wait = ThreadWait()
+        var writeError: Error?
+        while true {
+            let n = shared.ring.read(into: chunk, count: chunkFrames * channels) / channels
+            if n > 0 {
+                wait.reset()
+                if writeError == nil {
+                    do {
+                        try writer.write(chunk, frames: n)
+                        progress(writer.framesWritten)
+                    } catch {
+                        writeError = error
+                        shared.abort.store(true, ordering: .relaxed)
+                    }
+                }
+                continue
+            }
+            engine.collectRetiredPlans()
+            if shared.renderDone.load(ordering: .acquiring) && shared.ring.availableToRead == 0 { break }
+            wait.pause()
+        }
+        renderThread.join()
+        engine.releaseAll()
+        if let writeError { throw writeError }
+        return Report(outputFrames: writer.framesWritten, engineRate: options.engineRate, blocks: shared.blocks,
+                      wallSeconds: Double(monotonicNanoseconds() - start) / 1e9,
+                      renderSeconds: Double(shared.renderNanos) / 1e9, renderThreadName: shared.threadName)
+    }
+
+    /// The audio-render thread.
+    /// - Realtime: safe: everything is allocated before the loop; it only waits on the ring.
+    private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: Buffers, latency: Int,
+                                   tailLimit: Int, silenceRun: Int, songFinished: () -> Bool) {
+        shared.threadName = RealtimeThread.currentName
+        let planar = buffers.planar, interleaved = buffers.interleaved
+        let channels = planar.channelCount, block = planar.capacity
+        let silence: Float = 3.2e-5   // −90 dBFS
+        var wait = ThreadWait()
+        var toSkip = latency
+        var tailFrames = 0, quietFrames = 0
+        while !shared.abort.load(ordering: .relaxed) {
+            let finished = songFinished()
+            if finished && ((tailFrames >= latency && quietFrames >= silenceRun) || tailFrames >= latency + tailLimit) { break }
+            let t0 = monotonicNanoseconds()
+            engine.render(input: nil, output: planar.block(frames: block))
+            shared.renderNanos += monotonicNanoseconds() - t0
+            shared.blocks += 1
+            if finished {
+                tailFrames += block
+                var peak: Float = 0
+                for c in 0..<channels { for i in 0..<block { peak = max(peak, abs(planar[c][i])) } }
+                quietFrames = peak < silence ? quietFrames + block : 0
+            }
+            let skip = min(toSkip, block)
+            toSkip -= skip
+            let keep = block - skip
+            if keep == 0 { continue }
+            for c in 0..<channels {
+                let s = planar[c] + skip
+                for i in 0..<keep { interleaved[i * channels + c] = s[i] }
+            }
+            var done = 0
+            while done < keep * channels && !shared.abort.load(ordering: .relaxed) {
+                let n = shared.ring.write(interleaved + done, count: keep * channels - done)
+                if n == 0 { wait.pause() } else { wait.reset() }
+                done += n
+            }
+        }
+        shared.renderDone.store(true, ordering: .releasing)
+    }
+}
