@@ -12,6 +12,7 @@ import PackageDescription
 /// - Instruments: the FluidSynth sampler, the drum kit on a voice pool, General MIDI names.
 /// - MIDI: the message model, the byte-stream parser and the Standard MIDI File reader.
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
+/// - TerminalUI: what the screens draw (the piano keyboard), kept apart so tests can check it.
 /// - busker: the command-line executable.
 let package = Package(
     name: "Busker",
@@ -30,7 +31,8 @@ let package = Package(
         .target(name: "MIDI"),
         .target(name: "ALSAIO", dependencies: ["AudioCore", "MIDI", "CALSA", "CRealtimeSupport"]),
         .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
-        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments"]),
+        .target(name: "TerminalUI", dependencies: ["MIDI"]),
+        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments", "TerminalUI"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "RenderTestSupport", dependencies: ["AudioCore", "CAllocationCounter"], path: "Tests/RenderTestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
 )
