@@ -1,0 +1,8 @@
+/// A velocity layer as the audio thread plays it: a run of samples in the
+/// kit's sample table, alternated round-robin.
+struct DrumLayer {
+    var firstSample: Int
+    var sampleCount: Int
+    /// The next sample to play, 0 ..< sampleCount (audio thread).
+    var nextSample = 0
+}

@@ -1,0 +1,70 @@
+/// One sounding sample: what it reads, where it is, how loud, and whether it
+/// is fading out. A plain value kept in `DrumKit`'s preallocated voice storage;
+/// only the audio thread touches it.
+struct DrumVoice {
+    var isActive = false
+    var left: UnsafePointer<Float>?
+    /// The same pointer as `left` for a mono sample.
+    var right: UnsafePointer<Float>?
+    var frameCount = 0
+    var position = 0
+    /// Pad gain × pan × velocity gain, per channel.
+    var gainLeft: Float = 0
+    var gainRight: Float = 0
+    /// Frames left in a fade-out; 0 when not fading. The envelope is
+    /// `fadeStep × fadeRemaining`, computed from the end rather than
+    /// accumulated, so it reaches exactly zero.
+    var fadeRemaining = 0
+    var fadeStep: Float = 0
+    /// The order of the hit that started it: the lowest is the oldest.
+    var serial: UInt64 = 0
+
+    /// The envelope now: 1, or where a fade has got to.
+    /// - Realtime: safe.
+    @inline(__always)
+    var envelope: Float { fadeRemaining > 0 ? fadeStep * Float(fadeRemaining) : 1 }
+
+    /// Starts (or shortens) a linear fade to silence over `frames` frames,
+    /// from the level the voice is at now, so the level never jumps. A fade
+    /// already due to end sooner is left alone.
+    /// - Realtime: safe.
+    @inline(__always)
+    mutating func fadeOut(frames: Int) {
+        guard isActive else { return }
+        let length = max(1, frames)
+        if fadeRemaining > 0 && fadeRemaining <= length { return }
+        fadeStep = envelope / Float(length)
+        fadeRemaining = length
+    }
+
+    /// Adds up to `frames` frames of this voice to `outLeft`/`outRight`, and
+    /// ends the voice when its sample or its fade runs out.
+    /// - Realtime: safe. Arithmetic on preallocated memory.
+    @inline(__always)
+    mutating func mix(into outLeft: UnsafeMutablePointer<Float>, _ outRight: UnsafeMutablePointer<Float>, frames: Int) {
+        guard isActive, let sampleLeft = left, let sampleRight = right else { return }
+        let sourceLeft = sampleLeft + position, sourceRight = sampleRight + position
+        var count = min(frames, frameCount - position)
+        let gl = gainLeft, gr = gainRight
+        if fadeRemaining > 0 {
+            count = min(count, fadeRemaining)
+            let step = fadeStep
+            var remaining = fadeRemaining
+            for i in 0..<count {
+                let gain = step * Float(remaining)
+                outLeft[i] += sourceLeft[i] * gl * gain
+                outRight[i] += sourceRight[i] * gr * gain
+                remaining -= 1
+            }
+            fadeRemaining = remaining
+            if remaining == 0 { isActive = false }
+        } else {
+            for i in 0..<count {
+                outLeft[i] += sourceLeft[i] * gl
+                outRight[i] += sourceRight[i] * gr
+            }
+        }
+        position += count
+        if position >= frameCount { isActive = false }
+    }
+}
