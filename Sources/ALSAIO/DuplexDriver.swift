@@ -6,7 +6,9 @@ import Glibc
 #endif
 
 /// The live driver: an ALSA capture PCM and a playback PCM run in lockstep by
-/// one `audio-render` thread, with a `RenderEngine` in between.
+/// one `audio-render` thread, with a `RenderEngine` in between — or, in
+/// playback-only mode (`Options(playback:)`, for instruments), a playback
+/// PCM alone, with no capture PCM opened at all.
 ///
 /// Life cycle (control thread): `init` opens and negotiates both devices and
 /// allocates every buffer — all errors a user can cause surface here as an
@@ -28,6 +30,16 @@ import Glibc
 /// thread wakes a microsecond late. More periods in the buffer than primed
 /// leave headroom the loop does not use; `periodsAhead` is what buys safety.
 ///
+/// ## Playback only
+/// Without capture, the playback device paces the loop: it is primed the
+/// same way (`(1 + periodsAhead)` periods of silence, so the first rendered
+/// frame is the `primedFrames`-th frame played), then each period the loop
+/// waits (`snd_pcm_wait`) until a period of room is free, renders it with no
+/// input and writes it. So the loop keeps the whole buffer queued, and a
+/// rendered frame plays at most `bufferFrames` (`periodCount × period`)
+/// later: `GrantedConfiguration.outputLatencyFrames`. `--periods` sets it;
+/// `periodsAhead` only decides how much of the first buffer is silence.
+///
 /// ## Errors at run time
 /// An xrun (`-EPIPE`) is recovered on the render thread within a period and
 /// counted (`xrunCount`, `DriverEvent.xrunRecovered`). Suspend (`-ESTRPIPE`),
@@ -39,7 +51,8 @@ public final class DuplexDriver: @unchecked Sendable {
     /// What to open and how.
     public struct Options: Sendable {
         /// ALSA PCM names (`default`, `hw:1,0`, `plughw:…`, any configured PCM).
-        public var capturePCM: String
+        /// No capture PCM (nil): playback-only mode, nothing is opened for capture.
+        public var capturePCM: String?
         public var playbackPCM: String
         public var sampleRate: Int = 48000
         /// Frames per period (JACK's `-p`).
@@ -47,6 +60,7 @@ public final class DuplexDriver: @unchecked Sendable {
         /// Periods per buffer (JACK's `-n`).
         public var periodCount: Int = 2
         /// nil: two if the device takes two, else its smallest count.
+        /// Unused without a capture PCM.
         public var captureChannels: Int?
         public var playbackChannels: Int?
         /// Formats to try, in order.
@@ -56,8 +70,10 @@ public final class DuplexDriver: @unchecked Sendable {
         /// Let ALSA's plug layer resample when the device lacks the rate.
         public var allowResampling = true
         /// Periods of playback queued ahead of capture (see "Latency" above).
+        /// Playback only: the silence primed before the first rendered period.
         public var periodsAhead = 1
         /// Link capture and playback (`snd_pcm_link`) when the devices allow.
+        /// Unused without a capture PCM.
         public var link = true
         public var configuration: ALSAConfiguration = .system
         /// SCHED_FIFO priority for the render thread; nil to not ask.
@@ -85,6 +101,13 @@ public final class DuplexDriver: @unchecked Sendable {
             capturePCM = capture
             playbackPCM = playback
         }
+
+        /// Playback only (`busker play`): no capture PCM is opened, the
+        /// engine renders with no input, the playback device sets the pace.
+        public init(playback: String) {
+            capturePCM = nil
+            playbackPCM = playback
+        }
     }
 
     public let options: Options
@@ -93,7 +116,8 @@ public final class DuplexDriver: @unchecked Sendable {
 
     // MARK: Control thread only
     private let configurationTree: ALSAConfigurationTree?
-    private let capture: PCMStream
+    /// nil in playback-only mode.
+    private let capture: PCMStream?
     private let playback: PCMStream
     private let renderLoop: DuplexRenderLoop
     private var thread: RealtimeThread?
@@ -102,8 +126,8 @@ public final class DuplexDriver: @unchecked Sendable {
     public private(set) var realtime: RealtimeScheduling?
     private static let memoryLocked = Atomic<Bool>(false)
 
-    /// Opens both PCMs, negotiates them, links them if possible and
-    /// allocates the render loop's buffers. Nothing plays yet.
+    /// Opens both PCMs (or playback alone), negotiates them, links them if
+    /// possible and allocates the render loop's buffers. Nothing plays yet.
     /// - Throws: `ALSAError`, one line naming the device and what to try.
     /// - Realtime: unsafe (allocates, opens devices). Control thread.
     public init(options: Options) throws(ALSAError) {
@@ -114,24 +138,32 @@ public final class DuplexDriver: @unchecked Sendable {
                               periodCount: options.periodCount, channels: channels, formats: options.formats,
                               allowNearestPeriod: options.allowNearestPeriod, allowResampling: options.allowResampling)
         }
-        capture = try PCMStream.open(name: options.capturePCM, direction: .capture,
-                                     configuration: configurationTree, calls: options.calls)
-        try capture.configure(request(options.captureChannels))
+        if let captureName = options.capturePCM {
+            let stream = try PCMStream.open(name: captureName, direction: .capture,
+                                            configuration: configurationTree, calls: options.calls)
+            try stream.configure(request(options.captureChannels))
+            capture = stream
+        } else {
+            capture = nil
+        }
         playback = try PCMStream.open(name: options.playbackPCM, direction: .playback,
                                       configuration: configurationTree, calls: options.calls)
         try playback.configure(request(options.playbackChannels))
 
-        if capture.sampleRate != playback.sampleRate {
-            throw .duplexMismatch(capture: capture.name, playback: playback.name, what: "sample rate",
-                                  captureValue: capture.sampleRate, playbackValue: playback.sampleRate)
+        var linked = false
+        if let capture {
+            if capture.sampleRate != playback.sampleRate {
+                throw .duplexMismatch(capture: capture.name, playback: playback.name, what: "sample rate",
+                                      captureValue: capture.sampleRate, playbackValue: playback.sampleRate)
+            }
+            if capture.periodFrames != playback.periodFrames {
+                throw .duplexMismatch(capture: capture.name, playback: playback.name, what: "period size",
+                                      captureValue: capture.periodFrames, playbackValue: playback.periodFrames)
+            }
+            // Linking fails (harmlessly) across cards and on most plugin PCMs.
+            linked = options.link && options.calls.link(capture.handle, playback.handle) == 0
+            _ = ALSALibrary.takeLastMessage()
         }
-        if capture.periodFrames != playback.periodFrames {
-            throw .duplexMismatch(capture: capture.name, playback: playback.name, what: "period size",
-                                  captureValue: capture.periodFrames, playbackValue: playback.periodFrames)
-        }
-        // Linking fails (harmlessly) across cards and on most plugin PCMs.
-        let linked = options.link && options.calls.link(capture.handle, playback.handle) == 0
-        _ = ALSALibrary.takeLastMessage()
 
         let period = playback.periodFrames
         let primedPeriods = max(1, min(1 + max(0, options.periodsAhead), playback.bufferFrames / max(1, period)))
@@ -141,7 +173,7 @@ public final class DuplexDriver: @unchecked Sendable {
                                         periodFrames: s.periodFrames, periodCount: s.periodCount,
                                         bufferFrames: s.bufferFrames, interleaved: s.interleaved)
         }
-        granted = GrantedConfiguration(capture: describe(capture), playback: describe(playback),
+        granted = GrantedConfiguration(capture: capture.map(describe), playback: describe(playback),
                                        sampleRate: playback.sampleRate, periodFrames: period,
                                        primedFrames: primed, linked: linked)
         renderLoop = DuplexRenderLoop(calls: options.calls, capture: capture, playback: playback,
@@ -159,7 +191,7 @@ public final class DuplexDriver: @unchecked Sendable {
 
     // MARK: Running
 
-    /// Starts the `audio-render` thread on `engine` and returns once both
+    /// Starts the `audio-render` thread on `engine` and returns once the
     /// streams run. Install a plan on the engine before or after; without
     /// one it plays silence.
     /// - Throws: `ALSAError.callFailed` when prepare, priming or start fails.
@@ -200,17 +232,16 @@ public final class DuplexDriver: @unchecked Sendable {
         if phase == .failedToStart {
             thread?.join()
             thread = nil
-            _ = options.calls.drop(capture.handle)
-            _ = options.calls.drop(playback.handle)
+            dropStreams()
             let failure = loop.startFailure ?? ("start", .playback, -EIO)
-            let device = failure.direction == .capture ? capture.name : playback.name
+            let device = failure.direction == .capture ? capture?.name ?? playback.name : playback.name
             throw .callFailed(device: device, direction: failure.direction, call: "\(failure.call)",
                               code: failure.code, detail: ALSALibrary.takeLastMessage())
         }
     }
 
     /// Asks the render thread to stop, waits for it (at most one wait
-    /// timeout, ≤ 100 ms, plus the current period) and stops both streams,
+    /// timeout, ≤ 100 ms, plus the current period) and stops the streams,
     /// dropping what is queued: a live mic should go quiet at once.
     /// - Realtime: unsafe (joins a thread). Control thread.
     public func stop() {
@@ -218,7 +249,12 @@ public final class DuplexDriver: @unchecked Sendable {
         renderLoop.stopRequested.store(true, ordering: .relaxed)
         thread.join()
         self.thread = nil
-        _ = options.calls.drop(capture.handle)
+        dropStreams()
+    }
+
+    /// `snd_pcm_drop` on every open stream. Control thread, render thread joined.
+    private func dropStreams() {
+        if let capture { _ = options.calls.drop(capture.handle) }
         _ = options.calls.drop(playback.handle)
     }
 
@@ -229,7 +265,7 @@ public final class DuplexDriver: @unchecked Sendable {
     public func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int = 5000) throws(ALSAError) {
         guard case .suspended = stopReason else { throw .invalidState("resume without a suspend") }
         stop()
-        for handle in [capture.handle, playback.handle] {
+        for handle in [capture?.handle, playback.handle].compactMap({ $0 }) {
             var waited = 0
             while options.calls.resume(handle) == -EAGAIN && waited < timeoutMilliseconds {
                 var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
@@ -240,13 +276,15 @@ public final class DuplexDriver: @unchecked Sendable {
         try start(engine: engine)
     }
 
-    /// Stops, unlinks and closes both devices. Afterwards the driver cannot start again.
+    /// Stops, unlinks and closes the devices. Afterwards the driver cannot start again.
     public func close() {
         guard !closed else { return }
         stop()
         closed = true
-        if granted.linked { _ = options.calls.unlink(capture.handle) }
-        capture.close()
+        if let capture {
+            if granted.linked { _ = options.calls.unlink(capture.handle) }
+            capture.close()
+        }
         playback.close()
     }
 
@@ -265,7 +303,8 @@ public final class DuplexDriver: @unchecked Sendable {
 
     /// Xruns recovered since open.
     public var xrunCount: Int { renderLoop.xrunCount.load(ordering: .relaxed) }
-    /// Frames through the loop (captured, rendered and written) since the last start.
+    /// Frames through the loop (captured in duplex mode, rendered and
+    /// written) since the last start; the priming silence is not counted.
     public var framesProcessed: Int { renderLoop.framesProcessed.load(ordering: .relaxed) }
     /// Stalls reported since open.
     public var stallCount: Int { renderLoop.stallCount.load(ordering: .relaxed) }

@@ -10,6 +10,11 @@ import Glibc
 /// `RenderEngine`, convert, write it to playback; recover from xruns; report
 /// everything else as events and stop.
 ///
+/// The capture side is optional. Without it (playback-only mode) the loop is
+/// paced by the playback device instead: wait until a period of room is
+/// free, render with no input, convert, write. Both modes share the start,
+/// priming, transfer, error and xrun code, so they fail and recover alike.
+///
 /// Everything the loop touches is allocated in `init`, on the control thread.
 /// Between the start handshake and the end of `run`, the thread makes no
 /// allocation, takes no lock of ours, logs nothing and builds no String; it
@@ -51,7 +56,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
 
     // MARK: Audio thread only
     private let calls: PCMCalls
-    private let capture: OpaquePointer
+    /// nil in playback-only mode: nothing is read, the engine renders with no input.
+    private let capture: OpaquePointer?
     private let playback: OpaquePointer
     private let captureFormat: PCMSampleFormat
     private let playbackFormat: PCMSampleFormat
@@ -76,36 +82,41 @@ final class DuplexRenderLoop: @unchecked Sendable {
     private let playbackBuffer: AudioBuffer
     private var consecutiveXruns = 0
 
+    /// - Parameter capture: the capture stream, or nil for playback-only
+    ///   mode (the capture fields then describe an empty, unused side).
     /// - Realtime: unsafe (allocates). Control thread.
-    init(calls: PCMCalls, capture: PCMStream, playback: PCMStream, primedFrames: Int, linked: Bool,
+    init(calls: PCMCalls, capture: PCMStream?, playback: PCMStream, primedFrames: Int, linked: Bool,
          stallMilliseconds: Int, frameLimit: Int?) {
         self.calls = calls
-        self.capture = capture.handle
+        self.capture = capture?.handle
         self.playback = playback.handle
-        captureFormat = capture.format
+        captureFormat = capture?.format ?? playback.format
         playbackFormat = playback.format
-        captureInterleaved = capture.interleaved
+        captureInterleaved = capture?.interleaved ?? true
         playbackInterleaved = playback.interleaved
-        captureChannels = capture.channels
+        let captureChannels = capture?.channels ?? 0
+        self.captureChannels = captureChannels
         playbackChannels = playback.channels
-        period = capture.periodFrames
+        // The driver has checked that both sides agree on the period.
+        period = playback.periodFrames
         self.primedFrames = primedFrames
         self.linked = linked
-        let periodMilliseconds = Double(period) * 1000 / Double(max(1, capture.sampleRate))
+        let periodMilliseconds = Double(period) * 1000 / Double(max(1, playback.sampleRate))
         // Short enough to notice a stop request promptly, long enough not to
         // wake for nothing: four periods, between 10 and 100 ms.
         waitTimeoutMilliseconds = Int32(min(100, max(10, (4 * periodMilliseconds).rounded(.up))))
         self.stallMilliseconds = stallMilliseconds
         self.frameLimit = frameLimit ?? Int.max
-        captureRaw = .allocate(byteCount: max(1, period * capture.bytesPerFrame), alignment: 64)
+        let captureBytes = max(1, period * (capture?.bytesPerFrame ?? 0))
+        captureRaw = .allocate(byteCount: captureBytes, alignment: 64)
         playbackRaw = .allocate(byteCount: max(1, period * playback.bytesPerFrame), alignment: 64)
-        captureRaw.initializeMemory(as: UInt8.self, repeating: 0, count: max(1, period * capture.bytesPerFrame))
+        captureRaw.initializeMemory(as: UInt8.self, repeating: 0, count: captureBytes)
         playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: max(1, period * playback.bytesPerFrame))
-        capturePlanes = .allocate(capacity: max(1, capture.channels))
-        capturePlanes.initialize(repeating: nil, count: max(1, capture.channels))
+        capturePlanes = .allocate(capacity: max(1, captureChannels))
+        capturePlanes.initialize(repeating: nil, count: max(1, captureChannels))
         playbackPlanes = .allocate(capacity: max(1, playback.channels))
         playbackPlanes.initialize(repeating: nil, count: max(1, playback.channels))
-        captureBuffer = AudioBuffer(channelCount: capture.channels, capacity: period)
+        captureBuffer = AudioBuffer(channelCount: captureChannels, capacity: period)
         playbackBuffer = AudioBuffer(channelCount: playback.channels, capacity: period)
     }
 
@@ -149,6 +160,12 @@ final class DuplexRenderLoop: @unchecked Sendable {
 
     /// - Realtime: safe.
     private func loop(engine: RenderEngine) -> DriverStopReason {
+        capture == nil ? playbackOnlyLoop(engine: engine) : duplexLoop(engine: engine)
+    }
+
+    /// Duplex: each capture period, once read, paces one render and one write.
+    /// - Realtime: safe.
+    private func duplexLoop(engine: RenderEngine) -> DriverStopReason {
         let input = captureBuffer.block(frames: period)
         let output = playbackBuffer.block(frames: period)
         let captureChannelStride = captureInterleaved ? captureFormat.bytesPerSample : period * captureFormat.bytesPerSample
@@ -180,20 +197,92 @@ final class DuplexRenderLoop: @unchecked Sendable {
         }
     }
 
-    /// Prepares both streams, primes playback with `primedFrames` of silence
-    /// and starts them (together when linked; capture first otherwise, so
-    /// playback never starts short of its prime).
+    /// Playback only: the device paces the loop. Wait until a period of room
+    /// is free, then render it: rendering as late as possible keeps what it
+    /// plays (MIDI events, knob turns) as fresh as the buffer allows. The
+    /// write that follows finds its room and does not wait (except on a
+    /// plugin that said "ready" early; `transfer` copes). After an xrun the
+    /// period already rendered is dropped, as duplex drops its captured one:
+    /// the recovery's priming silence takes its place.
+    /// - Realtime: safe.
+    private func playbackOnlyLoop(engine: RenderEngine) -> DriverStopReason {
+        let output = playbackBuffer.block(frames: period)
+        let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : period * playbackFormat.bytesPerSample
+        let playbackFrameStride = playbackInterleaved ? playbackFormat.bytesPerSample * playbackChannels : playbackFormat.bytesPerSample
+        var frames = 0
+        while true {
+            if stopRequested.load(ordering: .relaxed) { return .requested }
+            switch waitForPlaybackRoom() {
+            case .done: break
+            case .restart: continue
+            case .stop(let reason): return reason
+            }
+            engine.render(input: nil, output: output)
+            playbackFormat.encode(output, into: playbackRaw, channelStride: playbackChannelStride,
+                                  frameStride: playbackFrameStride, frames: period)
+            switch transfer(.playback) {
+            case .done: break
+            case .restart: continue
+            case .stop(let reason): return reason
+            }
+            consecutiveXruns = 0
+            frames += period
+            framesProcessed.store(frames, ordering: .relaxed)
+            if frames >= frameLimit { return .frameLimitReached }
+        }
+    }
+
+    /// Blocks in `snd_pcm_wait` until playback has room for a period (its
+    /// avail_min is one period), one timeout at a time, so that a stop
+    /// request is noticed and a device that stopped consuming is reported
+    /// as stalled. This is the device wait of playback-only mode.
+    /// - Realtime: safe.
+    private func waitForPlaybackRoom() -> Transfer {
+        var waitedMilliseconds = 0
+        var stalled = false
+        while true {
+            if stopRequested.load(ordering: .relaxed) { return .stop(.requested) }
+            let w = calls.wait(playback, waitTimeoutMilliseconds)
+            if w > 0 {
+                if stalled { events.push(.stallEnded(.playback)) }
+                return .done
+            }
+            if w == 0 {
+                waitedMilliseconds += Int(waitTimeoutMilliseconds)
+                if !stalled && waitedMilliseconds >= stallMilliseconds {
+                    stalled = true
+                    stallCount.add(1, ordering: .relaxed)
+                    events.push(.stalled(.playback, milliseconds: waitedMilliseconds))
+                }
+                continue
+            }
+            switch handle(error: w, direction: .playback) {
+            case .done: continue
+            case .restart: return .restart
+            case .stop(let reason): return .stop(reason)
+            }
+        }
+    }
+
+    /// Prepares both streams (or playback alone), primes playback with
+    /// `primedFrames` of silence and starts them (together when linked;
+    /// capture first otherwise, so playback never starts short of its prime).
     /// - Returns: nil, or the failing call.
     /// - Realtime: safe.
     private func startStreams() -> (call: StaticString, direction: PCMDirection, code: Int32)? {
-        var rc = calls.prepare(capture)
-        if rc < 0 { return ("snd_pcm_prepare", .capture, rc) }
+        var rc: Int32
+        if let capture {
+            rc = calls.prepare(capture)
+            if rc < 0 { return ("snd_pcm_prepare", .capture, rc) }
+        }
         rc = calls.prepare(playback)
         if rc < 0 { return ("snd_pcm_prepare", .playback, rc) }
         rc = primePlayback()
         if rc < 0 { return ("snd_pcm_writei", .playback, rc) }
-        rc = calls.start(capture)
-        if rc < 0 { return ("snd_pcm_start", .capture, rc) }
+        if let capture {
+            rc = calls.start(capture)
+            if rc < 0 { return ("snd_pcm_start", .capture, rc) }
+        }
         if !linked {
             rc = calls.start(playback)
             if rc < 0 { return ("snd_pcm_start", .playback, rc) }
@@ -233,7 +322,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// a stop request or a stalled device is always noticed.
     /// - Realtime: safe.
     private func transfer(_ direction: PCMDirection) -> Transfer {
-        let pcm = direction == .capture ? capture : playback
+        guard let pcm = pcm(direction) else { return .stop(.ioError(direction, code: -EBADFD)) }
         var done = 0
         var waitedMilliseconds = 0
         var stalled = false
@@ -300,17 +389,16 @@ final class DuplexRenderLoop: @unchecked Sendable {
         case ENODEV, ENOTTY, ESHUTDOWN, ENXIO:
             return .stop(.deviceLost(direction, code: code))
         default:
-            let pcm = direction == .capture ? capture : playback
-            if calls.state(pcm) == SND_PCM_STATE_DISCONNECTED {
+            if let pcm = pcm(direction), calls.state(pcm) == SND_PCM_STATE_DISCONNECTED {
                 return .stop(.deviceLost(direction, code: code))
             }
             return .stop(.ioError(direction, code: code))
         }
     }
 
-    /// An xrun: stop both sides, prepare, re-prime, restart — the same
-    /// sequence as the first start, so the round trip comes back exactly as
-    /// granted and the loop resumes within a period.
+    /// An xrun: stop both sides (or playback alone), prepare, re-prime,
+    /// restart — the same sequence as the first start, so the latency comes
+    /// back exactly as granted and the loop resumes within a period.
     /// - Realtime: safe.
     private func recoverFromXrun(_ direction: PCMDirection) -> Transfer {
         let total = xrunCount.add(1, ordering: .relaxed).newValue
@@ -318,16 +406,21 @@ final class DuplexRenderLoop: @unchecked Sendable {
         if consecutiveXruns > Self.maximumConsecutiveXruns {
             return .stop(.recoveryFailed(direction, code: -EPIPE))
         }
-        _ = calls.drop(capture)
+        if let capture { _ = calls.drop(capture) }
         _ = calls.drop(playback)
-        var rc = calls.recover(capture, -EPIPE, 1)
-        if rc < 0 { return .stop(.deviceLost(.capture, code: rc)) }
+        var rc: Int32
+        if let capture {
+            rc = calls.recover(capture, -EPIPE, 1)
+            if rc < 0 { return .stop(.deviceLost(.capture, code: rc)) }
+        }
         rc = calls.recover(playback, -EPIPE, 1)
         if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
         rc = primePlayback()
         if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
-        rc = calls.start(capture)
-        if rc < 0 { return .stop(.deviceLost(.capture, code: rc)) }
+        if let capture {
+            rc = calls.start(capture)
+            if rc < 0 { return .stop(.deviceLost(.capture, code: rc)) }
+        }
         if !linked {
             rc = calls.start(playback)
             if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
@@ -343,6 +436,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
         let count = snd_pcm_uframes_t(frames)
         switch direction {
         case .capture:
+            guard let capture else { return -Int(EBADFD) }
             let bytes = captureFormat.bytesPerSample
             if captureInterleaved {
                 return calls.readInterleaved(capture, captureRaw + offset * bytes * captureChannels, count)
@@ -357,6 +451,13 @@ final class DuplexRenderLoop: @unchecked Sendable {
             for c in 0..<playbackChannels { playbackPlanes[c] = playbackRaw + (c * period + offset) * bytes }
             return calls.writeNoninterleaved(playback, playbackPlanes, count)
         }
+    }
+
+    /// The handle of one side; nil for capture in playback-only mode.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func pcm(_ direction: PCMDirection) -> OpaquePointer? {
+        direction == .capture ? capture : playback
     }
 
     /// - Realtime: safe (a sleep, used only to avoid spinning on a misreporting device).

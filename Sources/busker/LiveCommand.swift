@@ -119,7 +119,8 @@ enum LiveCommand {
             throw CommandLineError.runtime(error.description)
         }
         let engine = RenderEngine()
-        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings,
+        // A duplex driver always grants a capture side; only playback-only drivers have none.
+        let chain = try VoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
                                    limiterLookaheadMilliseconds: lookahead ?? 0)
         engine.install(try chain.compile(spec: driver.processSpec))
         do {

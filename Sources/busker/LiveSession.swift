@@ -118,7 +118,7 @@ final class LiveSession {
             limiterReductionDB: chain.limiter.gainReductionDB,
             xruns: driver.xrunCount, state: state,
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
-            devices: "\(g.capture.device) → \(g.playback.device)",
+            devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",
             seconds: Date().timeIntervalSince(started))
     }
 }

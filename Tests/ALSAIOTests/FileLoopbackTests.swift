@@ -24,7 +24,7 @@ final class FileLoopbackTests: XCTestCase {
         let driver = try DuplexDriver(options: options)
         XCTAssertEqual(driver.granted.sampleRate, 48000)
         XCTAssertEqual(driver.granted.periodFrames, 64)
-        XCTAssertEqual(driver.granted.capture.format, .float32, "FLOAT_LE is preferred")
+        XCTAssertEqual(driver.granted.capture?.format, .float32, "FLOAT_LE is preferred")
         XCTAssertEqual(driver.granted.bufferFrames, 128, "the smallest buffer holding 2 periods")
         XCTAssertEqual(driver.granted.roundTripFrames, 128, "1 period ahead of capture: 2 periods round trip")
         XCTAssertTrue(driver.granted.description.contains("period 64 × 2 = 128 frames"), driver.granted.description)
@@ -84,7 +84,7 @@ final class FileLoopbackTests: XCTestCase {
             options.formats = [format]
             options.stopAfterFrames = frames + 4 * 64
             let driver = try DuplexDriver(options: options)
-            XCTAssertEqual(driver.granted.capture.format, format)
+            XCTAssertEqual(driver.granted.capture?.format, format)
             XCTAssertEqual(driver.granted.playback.format, format)
             let engine = RenderEngine()
             engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))

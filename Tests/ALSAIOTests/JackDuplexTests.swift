@@ -74,7 +74,7 @@ final class JackDuplexTests: XCTestCase {
         print("virtual sound card granted: \(driver.granted)")
         XCTAssertEqual(driver.granted.sampleRate, 48000)
         XCTAssertEqual(driver.granted.periodFrames, 64)
-        XCTAssertEqual(driver.granted.capture.format, .float32)
+        XCTAssertEqual(driver.granted.capture?.format, .float32)
         XCTAssertEqual(driver.granted.roundTripFrames, 128)
         let engine = RenderEngine()
         var settings = VoiceSettings()
@@ -82,7 +82,7 @@ final class JackDuplexTests: XCTestCase {
         settings.trebleDB = 3
         settings.boostDB = 6
         settings.reverbPercent = 30
-        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings,
+        let chain = try VoiceChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings,
                                    limiterLookaheadMilliseconds: 0)
         engine.install(try chain.compile(spec: driver.processSpec))
         let started = Date()

@@ -27,7 +27,7 @@ final class VoiceChainLoopbackTests: XCTestCase {
         var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
         options.stopAfterFrames = frames + 4 * 64
         let driver = try DuplexDriver(options: options)
-        let chain = try VoiceChain(inputChannelCount: driver.granted.capture.channels, settings: settings)
+        let chain = try VoiceChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)

@@ -1,0 +1,117 @@
+import ALSAIO
+import AudioCore
+import CAllocationCounter
+import Foundation
+import MIDI
+import XCTest
+
+/// Playback-only mode in real time on Tools/virtual-soundcard (JACK's dummy
+/// driver keeps time like a sound card; `busker_out` is an ALSA PCM of type
+/// jack). On `null` the loop runs flat out; here the device paces it. Skipped
+/// where JACK or the ALSA jack plugin is not installed.
+final class PlaybackOnlyJackTests: XCTestCase {
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tools/virtual-soundcard")
+
+    private var serverName = ""
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        let plugins = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib"]
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd"), "jackd is not installed (apt-get install jackd2)")
+        try XCTSkipUnless(plugins.contains { FileManager.default.fileExists(atPath: "\($0)/libasound_module_pcm_jack.so") },
+                          "the ALSA jack plugin is not installed (apt-get install libasound2-plugins)")
+        dir = try ALSATestSupport.temporaryDirectory()
+        serverName = "busker-po-test-\(getpid())"
+        let (status, output) = try Self.runScript(["start", "--name", serverName, "--period", "64",
+                                                  "--config", dir.appendingPathComponent("asoundrc").path])
+        XCTAssertEqual(status, 0, output)
+        try XCTSkipUnless(status == 0, "the virtual sound card did not start: \(output)")
+        // The ALSA jack plugin finds the server through the JACK client library's environment.
+        setenv("JACK_DEFAULT_SERVER", serverName, 1)
+        setenv("JACK_NO_START_SERVER", "1", 1)
+    }
+
+    override func tearDownWithError() throws {
+        if !serverName.isEmpty { _ = try Self.runScript(["stop", "--name", serverName]) }
+        if let dir { try? FileManager.default.removeItem(at: dir) }
+    }
+
+    /// Runs the script with its output in a file, not a pipe: the JACK
+    /// server it starts inherits the script's descriptors and would hold a
+    /// pipe open (no end of file, a hung test) for as long as it runs.
+    private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path] + arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    /// Two seconds of the instruments' chain at 64-frame periods: no xrun,
+    /// no stall, no heap allocation on the render thread, and the loop
+    /// waits for the device instead of running ahead of it (rendering two
+    /// seconds cannot finish sooner than the device plays them, less the
+    /// buffer it may be ahead by).
+    func testTwoSecondsPacedByTheDeviceWithoutXrunsOrAllocations() throws {
+        var o = DuplexDriver.Options(playback: "busker_out")
+        o.configuration = .extending(try String(contentsOf: dir.appendingPathComponent("asoundrc"), encoding: .utf8))
+        o.periodFrames = 64
+        o.periodCount = 2
+        o.stopAfterFrames = 2 * 48000
+        o.renderThreadStarted = { busker_allocation_counting_begin() }
+        let driver = try DuplexDriver(options: o)
+        print("virtual sound card granted, playback only: \(driver.granted)")
+        XCTAssertTrue(driver.granted.isPlaybackOnly)
+        XCTAssertEqual(driver.granted.sampleRate, 48000)
+        XCTAssertEqual(driver.granted.periodFrames, 64)
+        XCTAssertEqual(driver.granted.outputLatencyFrames, 128)
+
+        var settings = VoiceSettings()
+        settings.reverbPercent = 30
+        let source = SampleSequenceNode(samples: ALSATestSupport.testSignal(frames: 4800), looping: true)
+        let chain = try InstrumentChain(sources: [source], settings: settings, limiterLookaheadMilliseconds: 0)
+        let port = MIDIInputPort(name: "test keyboard")
+        let engine = RenderEngine()
+        engine.attach(MIDIScheduler(ports: [port]))
+        engine.install(try chain.compile(spec: driver.processSpec))
+        let started = Date()
+        try driver.start(engine: engine)
+        if let notice = driver.realtime?.notice { print(notice) }
+        // Count from a quarter second in (the steady state), and read the
+        // counts while the loop still runs: the thread's exit frees its
+        // thread-local storage, which is not the steady state.
+        while driver.framesProcessed < 12_000 && driver.stopReason == nil { usleep(1000) }
+        busker_allocation_counts_reset()
+        var note: UInt8 = 48
+        while driver.framesProcessed < 84_000 && driver.stopReason == nil {
+            _ = port.send(.noteOn(channel: 0, note: note, velocity: 90))
+            _ = port.send(.noteOff(channel: 0, note: note, velocity: 0))
+            note = note == 72 ? 48 : note + 1
+            usleep(1000)
+        }
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
+        let seconds = Date().timeIntervalSince(started)
+        print("ran \(driver.framesProcessed) frames in \(String(format: "%.2f", seconds)) s, xruns: \(driver.xrunCount), stalls: \(driver.stallCount)")
+        XCTAssertEqual(driver.xrunCount, 0)
+        XCTAssertEqual(driver.stallCount, 0)
+        if busker_allocation_counting_supported() != 0 {
+            XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
+            XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
+        }
+        XCTAssertGreaterThan(seconds, 1.5, "the device paces the loop")
+        driver.close()
+        engine.releaseAll()
+    }
+}
