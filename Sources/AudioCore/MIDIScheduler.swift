@@ -62,7 +62,7 @@ public final class MIDIScheduler: @unchecked Sendable {
 
     /// Notes the watchdog has ended since start.
     public var watchdogReleaseCount: Int { watchdogReleases.load(ordering: .relaxed) }
-    /// Messages placed into cycles since start (activity for the TUI).
+    /// Messages taken from the sources and the file player since start (activity for the TUI).
     public var deliveredCount: Int { eventsDelivered.load(ordering: .relaxed) }
     /// Events dropped because a cycle held more than the buffer's capacity.
     public var overflowCount: Int { overflowed.load(ordering: .relaxed) }
@@ -108,7 +108,9 @@ public final class MIDIScheduler: @unchecked Sendable {
         }
         if let filePlayer {
             if everything { filePlayer.releaseHeld(at: 0, cycleStart: sampleTime, into: events) }
+            let before = events.cycleCount
             filePlayer.renderCycle(frameCount: frameCount, cycleStart: sampleTime, into: events)
+            eventsDelivered.add(events.cycleCount - before, ordering: .relaxed)
             held += filePlayer.heldNotes.count
         }
         runWatchdog(sampleRate: sampleRate)

@@ -6,11 +6,12 @@ import Synchronization
 /// audio file as fast as the machine allows: `busker render SONG.mid -o SONG.wav`.
 ///
 /// Two threads, as in `FileRenderDriver`: "audio-render" renders blocks into
-/// a ring and the calling thread writes them through libsndfile. Rendering
-/// goes on until the song says it has finished and the output has been quiet
-/// for 50 ms (the reverb and release tails are kept), or a tail limit.
-/// The graph's latency (the limiter's look-ahead) is removed from the start,
-/// so the file's frame 0 is the song's frame 0.
+/// a ring and the calling thread writes them through libsndfile. The file
+/// holds the song and its tail: it ends 50 ms after the last frame above
+/// −90 dBFS (or the song's end, if that is later), capped by a tail limit.
+/// The end is found frame by frame, so the file does not depend on the block
+/// size. The graph's latency (the limiter's look-ahead) is removed from the
+/// start, so the file's frame 0 is the song's frame 0.
 public final class SongRenderDriver {
     public struct Options: Sendable {
         public var outputPath: String
@@ -44,14 +45,13 @@ public final class SongRenderDriver {
         self.options = options
     }
 
-    /// Renders `plan` until `songFinished()` is true and the tail has died away.
+    /// Renders `plan` for the song's `songFrames` and then its tail.
     /// - Parameters:
     ///   - latencyFrames: frames the plan delays its sources by; dropped from the start.
-    ///   - songFinished: read on the render thread after every block; must be
-    ///     realtime-safe (an atomic load, such as `MIDIFilePlayer.state`).
+    ///   - songFrames: the song's length in output frames (at its tempo scale).
     ///   - progress: called on the calling thread with the frames written so far, about every 4096 frames.
     /// On failure the partial output file is removed and the error thrown.
-    public func run(plan: RenderPlan, latencyFrames: Int, songFinished: @escaping @Sendable () -> Bool,
+    public func run(plan: RenderPlan, latencyFrames: Int, songFrames: Int,
                     progress: (Int64) -> Void = { _ in }) throws -> Report {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: options.outputPath, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -63,7 +63,7 @@ public final class SongRenderDriver {
         engine.install(plan)
         do {
             let report = try stream(writer: writer, channels: channels, latency: latencyFrames,
-                                    songFinished: songFinished, progress: progress)
+                                    songFrames: max(0, songFrames), progress: progress)
             try writer.close()
             return report
         } catch {
@@ -95,7 +95,7 @@ public final class SongRenderDriver {
     }
 
     private func stream(writer: SoundFileWriter, channels: Int, latency: Int,
-                        songFinished: @escaping @Sendable () -> Bool, progress: (Int64) -> Void) throws -> Report {
+                        songFrames: Int, progress: (Int64) -> Void) throws -> Report {
         let block = options.blockSize
         let shared = Shared(capacity: max(block, 16384) * channels * 4)
         let buffers = Buffers(channels: channels, block: block)
@@ -104,7 +104,7 @@ public final class SongRenderDriver {
         let start = monotonicNanoseconds()
         let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) { [engine] in
             Self.renderLoop(engine: engine, shared: shared, buffers: buffers, latency: latency,
-                            tailLimit: tailLimit, silenceRun: silenceRun, songFinished: songFinished)
+                            songFrames: songFrames, tailLimit: tailLimit, silenceRun: silenceRun)
         }
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
@@ -141,31 +141,36 @@ public final class SongRenderDriver {
     /// The audio-render thread.
     /// - Realtime: safe: everything is allocated before the loop; it only waits on the ring.
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: Buffers, latency: Int,
-                                   tailLimit: Int, silenceRun: Int, songFinished: () -> Bool) {
+                                   songFrames: Int, tailLimit: Int, silenceRun: Int) {
         shared.threadName = RealtimeThread.currentName
         let planar = buffers.planar, interleaved = buffers.interleaved
         let channels = planar.channelCount, block = planar.capacity
         let silence: Float = 3.2e-5   // −90 dBFS
         var wait = ThreadWait()
         var toSkip = latency
-        var tailFrames = 0, quietFrames = 0
-        while !shared.abort.load(ordering: .relaxed) {
-            let finished = songFinished()
-            if finished && ((tailFrames >= latency && quietFrames >= silenceRun) || tailFrames >= latency + tailLimit) { break }
+        var written = 0          // output frames pushed so far
+        var lastLoud = -1        // output frame index of the last frame above −90 dBFS
+        var finished = false
+        while !finished && !shared.abort.load(ordering: .relaxed) {
             let t0 = monotonicNanoseconds()
             engine.render(input: nil, output: planar.block(frames: block))
             shared.renderNanos += monotonicNanoseconds() - t0
             shared.blocks += 1
-            if finished {
-                tailFrames += block
-                var peak: Float = 0
-                for c in 0..<channels { for i in 0..<block { peak = max(peak, abs(planar[c][i])) } }
-                quietFrames = peak < silence ? quietFrames + block : 0
-            }
             let skip = min(toSkip, block)
             toSkip -= skip
-            let keep = block - skip
+            var keep = block - skip
             if keep == 0 { continue }
+            for i in 0..<keep {
+                var peak: Float = 0
+                for c in 0..<channels { peak = max(peak, abs(planar[c][skip + i])) }
+                if peak >= silence { lastLoud = written + i }
+            }
+            // The end: the song, or the last loud frame, plus the quiet run; at most the tail limit.
+            let end = min(max(songFrames, lastLoud + 1) + silenceRun, songFrames + tailLimit)
+            if written + keep >= end {
+                keep = end - written
+                finished = true
+            }
             for c in 0..<channels {
                 let s = planar[c] + skip
                 for i in 0..<keep { interleaved[i * channels + c] = s[i] }
@@ -176,6 +181,7 @@ public final class SongRenderDriver {
                 if n == 0 { wait.pause() } else { wait.reset() }
                 done += n
             }
+            written += keep
         }
         shared.renderDone.store(true, ordering: .releasing)
     }

@@ -58,10 +58,11 @@ public struct ComputerKeyboard: Sendable {
     }
 
     /// The drum pads of the number row, in key order, as GM percussion notes:
-    /// kick, snare, closed hat, open hat, pedal hat, low, mid and high tom,
-    /// crash, ride, clap, side stick.
+    /// kick, snare, closed hat, open hat, pedal hat, floor, mid and high tom,
+    /// crash, ride, clap, side stick: the pads of a standard kit, at the GM
+    /// notes of Busker's shipped kit.
     public static let drumRow: [(key: Character, note: UInt8)] = [
-        ("1", 36), ("2", 38), ("3", 42), ("4", 46), ("5", 44), ("6", 45),
+        ("1", 36), ("2", 38), ("3", 42), ("4", 46), ("5", 44), ("6", 43),
         ("7", 47), ("8", 50), ("9", 49), ("0", 51), ("-", 39), ("=", 37),
     ]
     /// The same keys with Shift on a US layout: accents.
@@ -182,7 +183,7 @@ public struct ComputerKeyboard: Sendable {
     }
 
     private static let shortDrumNames: [UInt8: String] = [
-        36: "kick", 38: "snare", 42: "hat", 46: "open-hat", 44: "pedal-hat", 45: "tom-lo",
+        36: "kick", 38: "snare", 42: "hat", 46: "open-hat", 44: "pedal-hat", 43: "floor-tom",
         47: "tom-mid", 50: "tom-hi", 49: "crash", 51: "ride", 39: "clap", 37: "stick",
     ]
 }

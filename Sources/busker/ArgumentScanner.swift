@@ -9,11 +9,15 @@ struct ArgumentScanner {
     /// - Parameters:
     ///   - valued: options that take a value (without the leading dashes).
     ///   - flags: options that take none.
-    init(_ arguments: [String], valued: Set<String>, flags known: Set<String>) throws {
+    ///   - aliases: one-letter forms, such as `["o": "output"]` for `-o`.
+    init(_ arguments: [String], valued: Set<String>, flags known: Set<String>, aliases: [Character: String] = [:]) throws {
         var i = 0
         while i < arguments.count {
-            let arg = arguments[i]
+            var arg = arguments[i]
             i += 1
+            if arg.count == 2, arg.first == "-", let letter = arg.last, let long = aliases[letter] {
+                arg = "--" + long
+            }
             if arg == "--" {
                 positionals.append(contentsOf: arguments[i...])
                 break

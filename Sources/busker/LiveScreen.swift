@@ -1,5 +1,6 @@
 import AudioCore
 import Foundation
+import TerminalUI
 
 /// Draws the live screen: a big ON/OFF, meters, every control with its key,
 /// the granted latency, xruns and a safety tip. Pure text with ANSI colours,
@@ -52,7 +53,7 @@ enum LiveScreen {
         lines.append("")
         lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
         lines.append("  the speaker, to avoid feedback (howling).\(reset)")
-        return "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
+        return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
     }
 
     private static func signed(_ x: Float) -> String {

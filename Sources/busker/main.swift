@@ -12,6 +12,8 @@ EQ, reverb and a limiter, instruments over MIDI, and recording.
 commands:
   live     the live mic: mic → EQ → reverb → limiter → speaker, on ALSA
            devices, or offline over files (--input file:IN.wav --output file:OUT.wav)
+  play     play the piano and drums over MIDI, from the computer keyboard, or a MIDI file
+  render   render a MIDI file through the instruments to an audio file, offline
   devices  list sound cards and ALSA PCM names
   bench    measure the voice chain's speed, and compare it with sox
   help     show help for a command (busker help live)
@@ -28,12 +30,16 @@ func runCommand(_ arguments: [String]) throws {
     switch command {
     case "live": try LiveCommand.run(rest)
     case "bench": try BenchCommand.run(rest)
+    case "render": try RenderCommand.run(rest)
+    case "play": try PlayCommand.run(rest)
     case "devices": try DevicesCommand.run(rest)
     case "help", "--help", "-h":
         switch rest.first {
         case nil: print(topLevelHelp)
         case "live": print(LiveCommand.help)
         case "bench": print(BenchCommand.help)
+        case "render": print(RenderCommand.help)
+        case "play": print(PlayCommand.help)
         case "devices": print(DevicesCommand.help)
         case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
         }

@@ -16,22 +16,7 @@ final class BuskerCLITests: XCTestCase {
         try? FileManager.default.removeItem(at: work)
     }
 
-    /// The busker binary sits next to the test executable in the build folder.
-    private var buskerPath: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var dir = testBinary.deletingLastPathComponent()
-        // On Linux the tests are one executable, BuskerPackageTests.xctest, in the products folder.
-        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
-        return dir.appendingPathComponent("busker").path
-    }
-
-    private struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    private func busker(_ arguments: String...) throws -> Result { try runBusker(arguments) }
+    private func busker(_ arguments: String...) throws -> BuskerRun { try runBusker(arguments) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 
@@ -57,14 +42,6 @@ final class BuskerCLITests: XCTestCase {
             im -= Double(v) * sin(phase)
         }
         return 2 * (re * re + im * im).squareRoot() / Double(x.count)
-    }
-
-    private func assertOneLineError(_ r: Result, status: Int32, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(r.status, status, r.stderr, file: file, line: line)
-        let lines = r.stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, "expected one line, got: \(r.stderr)", file: file, line: line)
-        XCTAssertTrue(r.stderr.contains(text), "'\(r.stderr)' should mention '\(text)'", file: file, line: line)
-        XCTAssertTrue(r.stderr.hasPrefix("busker: "), file: file, line: line)
     }
 
     func testMonoInStereoOutAtTheDefaultQuietVolume() throws {
@@ -168,24 +145,11 @@ final class BuskerCLITests: XCTestCase {
     }
 
     func testHelpAtEveryLevel() throws {
-        for args in [["--help"], ["help"], ["live", "--help"], ["bench", "--help"], ["devices", "--help"], ["help", "live"]] {
+        for args in [["--help"], ["help"], ["live", "--help"], ["bench", "--help"], ["devices", "--help"], ["help", "live"],
+                     ["play", "--help"], ["render", "--help"], ["help", "play"]] {
             let r = try runBusker(args)
             XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stdout.contains("usage: busker"), "\(args)")
         }
-    }
-
-    private func runBusker(_ args: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = args
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 }

@@ -1,0 +1,132 @@
+import ALSAIO
+import AudioCore
+import Foundation
+import Instruments
+import MIDI
+
+/// `busker play`: the sampler and the drum kit played live over MIDI (and
+/// from the computer keyboard), or a MIDI file, to an ALSA output.
+enum PlayCommand {
+    static let help = """
+    usage: busker play [SONG.mid] [options]
+
+    Plays the piano (or any General MIDI instrument of a SoundFont) on every
+    MIDI channel but 10 and the drum kit on channel 10, through the tone
+    controls, reverb and a limiter (−1 dBFS), to an ALSA output. With no
+    MIDI hardware the computer keyboard plays: two octaves on the letter rows,
+    drum pads on the number row; the screen shows which key plays what.
+    Esc quits.
+
+    \(MIDISources.help)
+
+    song:
+      SONG.mid               play a Standard MIDI File (formats 0, 1, 2, .kar); space stops and restarts it
+      --loop                 start the song again when it ends
+      --tempo SCALE          play faster (2) or slower (0.5), 0.125…8 (default 1)
+
+    \(InstrumentRig.Options.help)
+
+    output:
+      --output PCM           ALSA playback PCM (default: default; see busker devices)
+      --period FRAMES        frames per period, 16…8192 (default 128)
+      --periods N            periods per buffer, 2…16 (default 2)
+      --rate HZ              sample rate, 8000…192000 (default 48000)
+      --no-tui               no screen: a status line every second; ends with the song, or on SIGINT/SIGTERM
+      --limiter-lookahead MS the output limiter's look-ahead, 0…5 ms (default 1)
+
+    tone (as in busker live):
+      --bass DB  --treble DB  --boost DB  --reverb PERCENT  --room NAME
+      --volume LEVEL         master volume, 0…1 (default 0.5)
+      --help                 show this help
+    """
+
+    static func run(_ arguments: [String]) throws {
+        let args = try ArgumentScanner(arguments,
+            valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
+                "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
+                "bass", "treble", "boost", "reverb", "room", "volume"]),
+            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop"]))
+        if args.has("help") {
+            print(help)
+            return
+        }
+        if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
+        var settings = try LiveCommand.voiceSettings(from: args)
+        if args.string("volume") == nil { settings.volume = 0.5 }
+        let instrumentOptions = try InstrumentRig.Options(args: args)
+        var options = DuplexDriver.Options(playback: args.string("output") ?? "default")
+        options.periodFrames = try args.int("period", in: 16...8192) ?? 128
+        options.periodCount = try args.int("periods", in: 2...16) ?? 2
+        options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        let tempo = try args.float("tempo") ?? 1
+        guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
+        let lookahead = try args.float("limiter-lookahead") ?? 1
+        guard (0...5).contains(lookahead) else { throw CommandLineError.usage("--limiter-lookahead \(lookahead) ms is out of range 0…5 ms") }
+        let useTUI = !args.has("no-tui") && Terminal.isInteractive
+
+        let song: StandardMIDIFile?
+        if let path = args.positionals.first {
+            do {
+                song = try StandardMIDIFile(contentsOfFile: path)
+            } catch {
+                throw CommandLineError.runtime(error.description)
+            }
+        } else {
+            song = nil
+            if args.has("loop") || args.string("tempo") != nil {
+                throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
+            }
+        }
+
+        let sources = try MIDISources(args: args)
+        StopSignals.install()
+        let driver: DuplexDriver
+        do {
+            driver = try DuplexDriver(options: options)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let rate = Double(driver.granted.sampleRate)
+        let player = song.map { MIDIFilePlayer(file: $0, sampleRate: driver.granted.sampleRate) }
+        player?.isLooping = args.has("loop")
+        player?.tempoScale = Double(tempo)
+        let rig = try InstrumentRig(options: instrumentOptions, ports: sources.ports, player: player, sampleRate: rate,
+                                    settings: settings, limiterLookaheadMilliseconds: lookahead)
+        for warning in rig.warnings { printError("busker play: warning: \(warning)") }
+        let engine = RenderEngine()
+        engine.attach(rig.scheduler)
+        engine.install(try rig.chain.compile(spec: driver.processSpec))
+        sources.start()
+        do {
+            try driver.start(engine: engine)
+        } catch {
+            sources.stop()
+            throw CommandLineError.runtime(error.description)
+        }
+        player?.play()
+        print("busker play: \(driver.granted); \(rig.summary)")
+        for notice in sources.notices { print("busker play: \(notice)") }
+        if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
+
+        let session = PlaySession(rig: rig, sources: sources, driver: driver, engine: engine, player: player,
+                                  songName: args.positionals.first.map { ($0 as NSString).lastPathComponent },
+                                  settings: settings, useTUI: useTUI)
+        let ending = session.run()
+        // Notes end before the sound does: release, let a few periods carry the note-offs, then stop.
+        sources.stop()
+        rig.scheduler.releaseAllNotes()
+        usleep(50_000)
+        driver.stop()
+        driver.close()
+        engine.releaseAll()
+        rig.collectRetired()
+        switch ending {
+        case .userQuit:
+            print("busker play: stopped. xruns: \(driver.xrunCount)")
+        case let .signal(sig):
+            print("busker play: stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM"). xruns: \(driver.xrunCount)")
+        case let .driverStopped(reason):
+            throw CommandLineError.runtime("stopped: \(reason). xruns: \(driver.xrunCount)")
+        }
+    }
+}

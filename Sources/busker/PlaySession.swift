@@ -1,0 +1,178 @@
+import ALSAIO
+import AudioCore
+import Foundation
+import Instruments
+import MIDI
+
+/// The control thread of `busker play`: turns computer keys into notes (with
+/// the timestamps they were typed at), draws the screen, follows the driver's
+/// events, and frees what the audio thread retires.
+final class PlaySession {
+    let rig: InstrumentRig
+    let sources: MIDISources
+    let driver: DuplexDriver
+    let engine: RenderEngine
+    let player: MIDIFilePlayer?
+    let songName: String?
+    private(set) var settings: VoiceSettings
+    private var keyboard = ComputerKeyboard()
+    private var noteStyle = NoteName.Style.letters
+    private let useTUI: Bool
+    private let started = Date()
+    private var stall: (direction: String, milliseconds: Int)?
+    /// Notes and pads struck recently, with when they were last seen, so a
+    /// short hit stays lit long enough to see.
+    private var recentNotes: [Int: Date] = [:]
+    private var recentPads: [Int: Date] = [:]
+
+    init(rig: InstrumentRig, sources: MIDISources, driver: DuplexDriver, engine: RenderEngine,
+         player: MIDIFilePlayer?, songName: String?, settings: VoiceSettings, useTUI: Bool) {
+        self.rig = rig
+        self.sources = sources
+        self.driver = driver
+        self.engine = engine
+        self.player = player
+        self.songName = songName
+        self.settings = settings
+        self.useTUI = useTUI
+    }
+
+    /// Runs until Esc, SIGINT/SIGTERM or the driver stops; the terminal is restored before it returns.
+    func run() -> LiveSession.Ending {
+        let terminal = useTUI ? Terminal() : nil
+        terminal?.enter()
+        defer {
+            terminal?.restore()
+            send(keyboard.releaseAll())
+        }
+        var lastDraw = Date.distantPast
+        var lastStatusSecond = -1
+        while true {
+            if let sig = StopSignals.pending { return .signal(sig) }
+            while let event = driver.nextEvent() {
+                switch event {
+                case let .stopped(reason) where reason != .requested: return .driverStopped(reason)
+                case let .stalled(direction, ms): stall = ("\(direction)", ms)
+                case .stallEnded: stall = nil
+                default: break
+                }
+            }
+            if let reason = driver.stopReason, reason != .requested { return .driverStopped(reason) }
+            let now = monotonicSeconds()
+            if let terminal {
+                // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 5)
+                for key in terminal.readKeys() {
+                    if handle(key, at: monotonicSeconds()) == false { return .userQuit }
+                }
+                send(keyboard.expire(at: now))
+                if Date().timeIntervalSince(lastDraw) >= 1.0 / 30 {
+                    lastDraw = Date()
+                    terminal.write(PlayScreen.draw(status(), columns: terminal.size.columns))
+                }
+            } else {
+                let second = Int(Date().timeIntervalSince(started))
+                if second != lastStatusSecond {
+                    lastStatusSecond = second
+                    print(status().statusLine)
+                    fflush(nil)
+                }
+                if let player, player.state == .finished { return .userQuit }
+                usleep(20_000)
+            }
+            engine.collectRetiredPlans()
+            rig.collectRetired()
+        }
+    }
+
+    /// Applies one key; false means quit.
+    func handle(_ key: Key, at now: Double) -> Bool {
+        switch key {
+        case .escape: return false
+        case .up: setVolume(settings.volume + 0.05)
+        case .down: setVolume(settings.volume - 0.05)
+        case .left: send(keyboard.press("[", at: now))
+        case .right: send(keyboard.press("]", at: now))
+        case .character("\t"): noteStyle = noteStyle == .letters ? .solfege : .letters
+        case .character("\u{7F}"), .character("\u{08}"):
+            send(keyboard.releaseAll())
+            rig.scheduler.releaseAllNotes()
+        case .character(" "):
+            if let player { player.state == .playing ? player.stop() : player.play() }
+        case .character(let c):
+            send(keyboard.press(c, at: now))
+        }
+        return true
+    }
+
+    private func setVolume(_ volume: Float) {
+        settings.volume = ((volume * 20).rounded() / 20).clamped(to: VoiceSettings.volumeRange)
+        rig.chain.apply(settings)
+    }
+
+    /// Sends the keyboard's messages, stamped now (the scheduler places them one cycle later, evenly spaced).
+    private func send(_ messages: [MIDIMessage]) {
+        guard !messages.isEmpty else { return }
+        let stamp = MIDIInputPort.hostTimeNow
+        for message in messages { sources.keyboardPort.send(message, at: .hostNanoseconds(stamp)) }
+    }
+
+    func status() -> PlayStatus {
+        let now = Date()
+        for note in rig.scheduler.activity.takeStruckNotes() { recentNotes[note] = now }
+        for note in rig.scheduler.activity.takeDrumHits() { recentPads[note] = now }
+        recentNotes = recentNotes.filter { now.timeIntervalSince($0.value) < 0.15 }
+        recentPads = recentPads.filter { now.timeIntervalSince($0.value) < 0.15 }
+        var pressed = Set(recentNotes.keys)
+        for note in 0..<128 where rig.scheduler.activity.isHeld(note) { pressed.insert(note) }
+        let pads = ComputerKeyboard.drumRow.map { pad in
+            (key: String(pad.key), name: rig.kit?.pad(forNote: pad.note)?.name ?? GeneralMIDI.percussionNames[pad.note] ?? "?",
+             lit: recentPads[Int(pad.note)] != nil)
+        }
+        let state: String
+        if let reason = driver.stopReason {
+            state = "stopped (\(reason))"
+        } else if let stall {
+            state = "STALLED: no \(stall.direction) period for \(stall.milliseconds) ms"
+        } else {
+            state = driver.isRunning ? "running" : "starting"
+        }
+        let outMeter = rig.chain.outputMeter
+        let dropped = rig.scheduler.ports.reduce(0) { $0 + $1.droppedCount } + rig.scheduler.overflowCount
+        var song: String?
+        if let player, let songName {
+            let length = Double(player.lengthFrames) / Double(player.sampleRate)
+            song = "\(songName) \(String(format: "%.1f / %.1f s", player.positionSeconds, length)) · \(player.state)"
+                + (player.isLooping ? " · loop" : "") + (player.tempoScale != 1 ? " · tempo ×\(player.tempoScale)" : "")
+        }
+        return PlayStatus(
+            settings: settings,
+            outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
+            limiterReductionDB: rig.chain.limiter.gainReductionDB,
+            xruns: driver.xrunCount, state: state,
+            latency: driver.granted.description,
+            device: driver.options.playbackPCM,
+            seconds: now.timeIntervalSince(started),
+            instruments: rig.summary,
+            sources: sources.summary,
+            notices: sources.notices,
+            pressedNotes: pressed,
+            keyboardLowerC: keyboard.options.lowerC,
+            noteStyle: noteStyle,
+            legend: keyboard.legend(style: noteStyle),
+            pads: pads,
+            samplerVoices: rig.sampler.activeVoiceCount,
+            polyphony: rig.synth.configuration.polyphony,
+            drumVoices: rig.drums?.activeVoiceCount,
+            midiMessages: rig.scheduler.deliveredCount,
+            droppedMessages: dropped,
+            watchdogReleases: rig.scheduler.watchdogReleaseCount,
+            song: song)
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds, the keyboard's clock.
+func monotonicSeconds() -> Double {
+    Double(MIDIInputPort.hostTimeNow) / 1e9
+}

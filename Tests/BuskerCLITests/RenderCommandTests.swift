@@ -1,0 +1,119 @@
+import FileIO
+import Foundation
+import XCTest
+
+/// `busker render` end to end: a MIDI file in, an audio file out, every event
+/// on its frame through the whole instrument chain.
+final class RenderCommandTests: XCTestCase {
+    private var work: URL!
+    private let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-render-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
+
+    /// A format-0 file at 120 BPM, 480 ticks per quarter (1 s = 960 ticks), with `events` as (tick, bytes).
+    private func writeMIDI(_ name: String, _ events: [(tick: Int, bytes: [UInt8])], endTick: Int) throws -> String {
+        var track: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20]
+        var last = 0
+        for event in events.sorted(by: { $0.tick < $1.tick }) {
+            track += vlq(event.tick - last) + event.bytes
+            last = event.tick
+        }
+        track += vlq(endTick - last) + [0xFF, 0x2F, 0x00]
+        var bytes: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0]
+        bytes += Array("MTrk".utf8) + withUnsafeBytes(of: UInt32(track.count).bigEndian, Array.init) + track
+        let p = path(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: p))
+        return p
+    }
+
+    private func vlq(_ value: Int) -> [UInt8] {
+        var out = [UInt8(value & 0x7F)]
+        var v = value >> 7
+        while v > 0 {
+            out.insert(UInt8(0x80 | (v & 0x7F)), at: 0)
+            v >>= 7
+        }
+        return out
+    }
+
+    private func readLeft(_ path: String) throws -> (samples: [Float], rate: Int) {
+        let reader = try SoundFileReader(path: path)
+        var interleaved = [Float](repeating: 0, count: Int(reader.frameCount) * reader.channelCount)
+        let n = try interleaved.withUnsafeMutableBufferPointer { (b) throws(AudioFileError) in
+            try reader.read(into: b.baseAddress!, frames: Int(reader.frameCount))
+        }
+        return (stride(from: 0, to: n * reader.channelCount, by: reader.channelCount).map { interleaved[$0] }, reader.sampleRate)
+    }
+
+    /// Where the shipped kit's hard kick starts sounding inside its own sample.
+    private func kickOnset() throws -> Int {
+        let kit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds/kit/kick-hard.wav").path
+        let (samples, _) = try readLeft(kit)
+        return try XCTUnwrap(samples.firstIndex { $0 != 0 })
+    }
+
+    func testADrumHitAtOneSecondStartsOnFrame48000ForEveryBlockSize() throws {
+        let song = try writeMIDI("kick.mid", [(960, [0x99, 36, 127]), (1000, [0x89, 36, 0])], endTick: 1440)
+        let onset = try kickOnset()
+        var outputs: [[Float]] = []
+        for period in ["64", "333", "1024"] {
+            let out = path("kick-\(period).wav")
+            let r = try runBusker(["render", song, "-o", out, "--soundfont", smallFont, "--period", period, "--format", "f32", "--no-progress"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let (samples, rate) = try readLeft(out)
+            XCTAssertEqual(rate, 48000)
+            let first = try XCTUnwrap(samples.firstIndex { $0 != 0 }, "the kick sounds")
+            XCTAssertEqual(first, 48000 + onset, accuracy: 1, "period \(period)")
+            outputs.append(samples)
+        }
+        // The same song renders to the same samples whatever the block size.
+        for other in outputs.dropFirst() {
+            XCTAssertEqual(other.count, outputs[0].count)
+            let worst = zip(other, outputs[0]).map { abs($0 - $1) }.max() ?? 0
+            XCTAssertLessThan(worst, 1e-4)
+        }
+    }
+
+    func testAPianoA4RendersAt440Hertz() throws {
+        let song = try writeMIDI("a4.mid", [(0, [0xC0, 0]), (0, [0x90, 69, 100]), (1920, [0x80, 69, 0])], endTick: 1920)
+        let out = path("a4.wav")
+        let r = try runBusker(["render", song, "-o", out, "--soundfont", smallFont, "--no-drums", "--no-progress"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("busker render:"), r.stdout)
+        let (samples, rate) = try readLeft(out)
+        let window = Array(samples[24_000..<72_000])
+        func level(_ f: Double) -> Double {
+            var re = 0.0, im = 0.0
+            for (n, v) in window.enumerated() {
+                re += Double(v) * cos(2 * .pi * f * Double(n) / Double(rate))
+                im -= Double(v) * sin(2 * .pi * f * Double(n) / Double(rate))
+            }
+            return (re * re + im * im).squareRoot()
+        }
+        let peak = stride(from: 400.0, through: 480, by: 1).max { level($0) < level($1) }!
+        XCTAssertEqual(peak, 440, accuracy: 4.4, "within 1 %")
+    }
+
+    func testBadInputsAreOneLineErrors() throws {
+        let garbage = path("garbage.mid")
+        try Data((0..<200).map { UInt8(($0 * 37) & 0xFF) }).write(to: URL(fileURLWithPath: garbage))
+        assertOneLineError(try runBusker(["render", garbage, "-o", path("x.wav"), "--soundfont", smallFont]), status: 1, mentioning: "garbage.mid")
+        let song = try writeMIDI("ok.mid", [(0, [0x90, 60, 100])], endTick: 480)
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", path("missing.sf2")]), status: 1, mentioning: "missing.sf2")
+        assertOneLineError(try runBusker(["render", song]), status: 2, mentioning: "-o")
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--tempo", "20"]), status: 2, mentioning: "--tempo")
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "theremin"]),
+                           status: 1, mentioning: "theremin")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")), "no partial output is left behind")
+    }
+}
