@@ -12,6 +12,8 @@ import PackageDescription
 /// - Instruments: the FluidSynth sampler, the drum kit on a voice pool, General MIDI names.
 /// - MIDI: the message model, the byte-stream parser and the Standard MIDI File reader.
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
+/// - Recording: the recording tap, the writer thread and crash-safe files (libsndfile).
+/// - SpeechProcessing: speexdsp's noise suppression, gain control and echo cancellation as nodes.
 /// - TerminalUI: what the screens draw (the piano keyboard), kept apart so tests can check it.
 /// - busker: the command-line executable.
 let package = Package(
@@ -25,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .target(name: "CRealtimeSupport"),
         .target(name: "AudioCore", dependencies: ["CRealtimeSupport", "MIDI"]),
         .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
@@ -32,7 +35,10 @@ let package = Package(
         .target(name: "ALSAIO", dependencies: ["AudioCore", "MIDI", "CALSA", "CRealtimeSupport"]),
         .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
         .target(name: "TerminalUI", dependencies: ["MIDI"]),
-        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments", "TerminalUI"]),
+        .target(name: "Recording", dependencies: ["AudioCore", "FileIO", "MIDI", "CSndFile"]),
+        .target(name: "SpeechProcessing", dependencies: ["AudioCore", "CSpeexDSP"]),
+        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments", "TerminalUI",
+                                                        "Recording", "SpeechProcessing"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "RenderTestSupport", dependencies: ["AudioCore", "CAllocationCounter"], path: "Tests/RenderTestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
@@ -41,6 +47,8 @@ let package = Package(
         .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "AudioCore", "FileIO", "MIDI", "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "AudioCore", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
     ]
 )
