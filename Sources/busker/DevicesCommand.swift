@@ -7,7 +7,9 @@ enum DevicesCommand {
     usage: busker devices
 
     Lists sound cards and the ALSA PCM names to use with busker live
-    (--device, --input, --output), and says which is the default.
+    (--device, --input, --output) and busker play (--output), says which is
+    the default, and lists the MIDI inputs busker play can connect to
+    (--midi CLIENT:PORT; --midi auto takes every hardware one).
     No sound card? Tools/virtual-soundcard starts a virtual one.
     """
 
@@ -19,5 +21,7 @@ enum DevicesCommand {
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
         print(DeviceList.current().description)
+        print("")
+        print(SequencerMIDIInput.listingText(SequencerMIDIInput.listInputs()))
     }
 }
