@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
-        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "Instruments", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "AudioCore", "FileIO", "MIDI", "CSndFile", "CAllocationCounter", "RenderTestSupport"]),

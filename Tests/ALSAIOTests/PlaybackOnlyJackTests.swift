@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import CAllocationCounter
 import Foundation
+import Instruments
 import MIDI
 import XCTest
 
@@ -113,5 +114,71 @@ final class PlaybackOnlyJackTests: XCTestCase {
         XCTAssertGreaterThan(seconds, 1.5, "the device paces the loop")
         driver.close()
         engine.releaseAll()
+    }
+
+    /// The sampler and the drum kit playing on the device while the control
+    /// thread loads a new SoundFont twice and a new kit twice and hands them
+    /// over: the swaps reach the audio thread without an xrun and without a
+    /// heap allocation or free on the render thread.
+    func testLoadingASoundFontAndAKitWhilePlayingCausesNoXrunAndNoAllocation() throws {
+        let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "timgm6mb-soundfont is not installed")
+        var o = DuplexDriver.Options(playback: "busker_out")
+        o.configuration = .extending(try String(contentsOf: dir.appendingPathComponent("asoundrc"), encoding: .utf8))
+        o.periodFrames = 128
+        o.periodCount = 2
+        o.stopAfterFrames = 4 * 48000
+        o.renderThreadStarted = { busker_allocation_counting_begin() }
+        let driver = try DuplexDriver(options: o)
+        let rate = Double(driver.granted.sampleRate)
+        let port = MIDIInputPort(name: "test keyboard")
+        let scheduler = MIDIScheduler(ports: [port])
+        let sampler = SamplerNode(events: scheduler.events, sampleRate: rate)
+        try sampler.load(SamplerConfiguration(soundFontPath: font))
+        let kitPath = try DrumKitLocation.defaultManifestPath()
+        let drums = DrumKitNode(events: scheduler.events)
+        try drums.install(try DrumKit.load(manifestAt: kitPath, sampleRate: rate))
+        let chain = try InstrumentChain(sources: [sampler, drums], limiterLookaheadMilliseconds: 1)
+        let engine = RenderEngine()
+        engine.attach(scheduler)
+        engine.install(try chain.compile(spec: driver.processSpec))
+        try driver.start(engine: engine)
+        while driver.framesProcessed < 12_000 && driver.stopReason == nil { usleep(1000) }
+        busker_allocation_counts_reset()
+        var step = 0
+        var swaps = 0
+        while driver.framesProcessed < 180_000 && driver.stopReason == nil {
+            _ = port.send(.noteOn(channel: 0, note: UInt8(48 + step % 24), velocity: 90))
+            _ = port.send(.noteOn(channel: 9, note: [36, 38, 42, 46][step % 4], velocity: 100))
+            if step % 40 == 39 { _ = port.send(.controlChange(channel: 0, controller: 123, value: 0)) }
+            // Every ~0.6 s, a new synth or a new kit, loaded here and handed over.
+            if step % 60 == 30 && swaps < 4 {
+                if swaps % 2 == 0 {
+                    try sampler.load(SamplerConfiguration(soundFontPath: font, instrument: SamplerInstrument(program: 13)))
+                } else {
+                    try drums.install(try DrumKit.load(manifestAt: kitPath, sampleRate: rate))
+                }
+                swaps += 1
+            }
+            _ = sampler.collectRetired()
+            _ = drums.collectRetired()
+            step += 1
+            usleep(10_000)
+        }
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
+        print("played \(driver.framesProcessed) frames with \(swaps) swaps (\(sampler.handoverCount) synths, \(drums.kitSwapCount) kits taken), xruns: \(driver.xrunCount)")
+        XCTAssertEqual(swaps, 4)
+        XCTAssertEqual(sampler.handoverCount, 3, "the first synth and two swaps")
+        XCTAssertEqual(drums.kitSwapCount, 3, "the first kit and two swaps")
+        XCTAssertEqual(driver.xrunCount, 0)
+        if busker_allocation_counting_supported() != 0 {
+            XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
+            XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
+        }
+        driver.close()
+        engine.releaseAll()
+        _ = sampler.collectRetired()
+        _ = drums.collectRetired()
     }
 }
