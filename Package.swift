@@ -14,6 +14,7 @@ import PackageDescription
 /// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
 /// - Recording: the recording tap, the writer thread and crash-safe files (libsndfile).
 /// - SpeechProcessing: speexdsp's noise suppression, gain control and echo cancellation as nodes.
+/// - Session: the device-event state machine, a pure transition function the drivers report to.
 /// - TerminalUI: what the screens draw (the piano keyboard), kept apart so tests can check it.
 /// - busker: the command-line executable.
 let package = Package(
@@ -35,10 +36,11 @@ let package = Package(
         .target(name: "ALSAIO", dependencies: ["AudioCore", "MIDI", "CALSA", "CRealtimeSupport"]),
         .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
         .target(name: "TerminalUI", dependencies: ["MIDI"]),
+        .target(name: "Session"),
         .target(name: "Recording", dependencies: ["AudioCore", "FileIO", "MIDI", "CSndFile"]),
         .target(name: "SpeechProcessing", dependencies: ["AudioCore", "CSpeexDSP"]),
         .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments", "TerminalUI",
-                                                        "Recording", "SpeechProcessing"]),
+                                                        "Recording", "SpeechProcessing", "Session"]),
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "RenderTestSupport", dependencies: ["AudioCore", "CAllocationCounter"], path: "Tests/RenderTestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
@@ -47,6 +49,7 @@ let package = Package(
         .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "Instruments", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "AudioCore", "FileIO", "MIDI", "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "AudioCore", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore"]),
