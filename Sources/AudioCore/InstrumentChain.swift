@@ -14,14 +14,10 @@ public final class InstrumentChain {
     public let graph: AudioGraph
     public let sources: [AudioNode]
     public let mixer: MixerNode
-    public let bass: BiquadNode
-    public let treble: BiquadNode
-    public let boost: GainNode
-    public let reverb: ReverbNode
+    /// Bass, treble, boost and reverb, as in the voice chain.
+    public let tone: ToneControls
     public let limiter: LimiterNode
     public let outputMeter: MeterNode
-    /// The room the reverb was last set to.
-    public private(set) var room: RoomPreset
 
     /// - Parameters:
     ///   - sources: instrument nodes, one mixer bus each, in order.
@@ -32,12 +28,8 @@ public final class InstrumentChain {
         try settings.validate()
         graph = AudioGraph(inputChannelCount: 0)
         self.sources = sources
-        room = settings.room
         mixer = MixerNode(name: "mixer", inputCount: sources.count, outputChannelCount: 2)
-        bass = BiquadNode(name: "bass", kind: .lowShelf, frequency: VoiceChain.bassFrequency)
-        treble = BiquadNode(name: "treble", kind: .highShelf, frequency: VoiceChain.trebleFrequency)
-        boost = GainNode(name: "boost", gainDB: 0, range: VoiceSettings.boostRange)
-        reverb = ReverbNode(name: "reverb", preset: settings.room)
+        tone = ToneControls(settings: settings)
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
         let mixerID = graph.add(mixer)
@@ -45,7 +37,7 @@ public final class InstrumentChain {
             try graph.connect(graph.add(source), to: mixerID, bus: bus)
         }
         var last = mixerID
-        for node in [bass, treble, boost, reverb, limiter, outputMeter] as [AudioNode] {
+        for node in tone.nodes + [limiter, outputMeter] {
             let id = graph.add(node)
             try graph.connect(last, to: id)
             last = id
@@ -56,14 +48,7 @@ public final class InstrumentChain {
 
     /// Sets tone, reverb and master volume from `settings`; the nodes smooth the change.
     public func apply(_ settings: VoiceSettings) {
-        bass.gainDB.value = settings.bassDB
-        treble.gainDB.value = settings.trebleDB
-        boost.gainDB.value = settings.boostDB
-        if room != settings.room {
-            reverb.apply(settings.room)
-            room = settings.room
-        }
-        reverb.wet.value = settings.reverbPercent
+        tone.apply(settings)
         mixer.masterVolume.value = settings.volume
     }
 

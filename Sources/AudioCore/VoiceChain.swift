@@ -15,17 +15,19 @@ public final class VoiceChain {
     public let graph: AudioGraph
     public let inputMeter: MeterNode
     public let highPass: BiquadNode
-    public let bass: BiquadNode
-    public let treble: BiquadNode
-    public let boost: GainNode
-    public let reverb: ReverbNode
+    /// Bass, treble, boost and reverb.
+    public let tone: ToneControls
+    public var bass: BiquadNode { tone.bass }
+    public var treble: BiquadNode { tone.treble }
+    public var boost: GainNode { tone.boost }
+    public var reverb: ReverbNode { tone.reverb }
     public let mixer: MixerNode
     public let limiter: LimiterNode
     public let outputMeter: MeterNode
     /// The mixer bus the voice feeds.
     public let voiceBus = 0
-    /// The room the reverb was last set to; a preset change resets size, damping and width.
-    public private(set) var room: RoomPreset
+    /// The room the reverb was last set to.
+    public var room: RoomPreset { tone.room }
 
     /// - Parameters:
     ///   - inputChannelCount: channels the driver captures (1 for a mic).
@@ -37,18 +39,14 @@ public final class VoiceChain {
                 limiterLookaheadMilliseconds: Float = 1) throws {
         try settings.validate()
         graph = AudioGraph(inputChannelCount: inputChannelCount)
-        room = settings.room
         inputMeter = MeterNode(name: "input meter")
         highPass = BiquadNode(name: "high-pass", kind: .highPass, frequency: settings.highPassHz)
-        bass = BiquadNode(name: "bass", kind: .lowShelf, frequency: Self.bassFrequency)
-        treble = BiquadNode(name: "treble", kind: .highShelf, frequency: Self.trebleFrequency)
-        boost = GainNode(name: "boost", gainDB: 0, range: VoiceSettings.boostRange)
-        reverb = ReverbNode(name: "reverb", preset: settings.room)
+        tone = ToneControls(settings: settings)
         mixer = MixerNode(name: "mixer", inputCount: max(1, mixerInputs), outputChannelCount: 2)
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
 
-        let ids = [inputMeter, highPass, bass, treble, boost, reverb].map { graph.add($0) }
+        let ids = ([inputMeter, highPass] + tone.nodes).map { graph.add($0) }
         try graph.connect(graph.input, to: ids[0])
         for (a, b) in zip(ids, ids.dropFirst()) { try graph.connect(a, to: b) }
         let mixerID = graph.add(mixer)
@@ -65,14 +63,7 @@ public final class VoiceChain {
     /// Values are clamped to their ranges (validate first for an error instead).
     public func apply(_ settings: VoiceSettings) {
         highPass.frequency.value = settings.highPassHz
-        bass.gainDB.value = settings.bassDB
-        treble.gainDB.value = settings.trebleDB
-        boost.gainDB.value = settings.boostDB
-        if room != settings.room {
-            reverb.apply(settings.room)
-            room = settings.room
-        }
-        reverb.wet.value = settings.reverbPercent
+        tone.apply(settings)
         mixer.masterVolume.value = settings.volume
     }
 

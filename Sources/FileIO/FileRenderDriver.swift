@@ -148,27 +148,9 @@ public final class FileRenderDriver {
         }
 
         // Writer: this thread. It also releases any plan the audio thread retires.
-        let chunkFrames = 4096
-        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * outCh)
-        defer { chunk.deallocate() }
-        var wait = ThreadWait()
-        var writeError: Error?
-        while true {
-            let n = shared.outRing.read(into: chunk, count: chunkFrames * outCh) / outCh
-            if n > 0 {
-                wait.reset()
-                if writeError == nil {
-                    do { try writer.write(chunk, frames: n) } catch {
-                        writeError = error
-                        shared.abort.store(true, ordering: .relaxed)
-                    }
-                }
-                continue
-            }
-            engine.collectRetiredPlans()
-            if shared.renderDone.load(ordering: .acquiring) && shared.outRing.availableToRead == 0 { break }
-            wait.pause()
-        }
+        let writeError = RingDrain.drain(shared.outRing, channels: outCh, into: writer, engine: engine,
+                                         renderDone: { shared.renderDone.load(ordering: .acquiring) },
+                                         abort: { shared.abort.store(true, ordering: .relaxed) })
         readerThread.join()
         renderThread.join()
         engine.releaseAll()

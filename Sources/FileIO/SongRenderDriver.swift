@@ -106,30 +106,9 @@ public final class SongRenderDriver {
             Self.renderLoop(engine: engine, shared: shared, buffers: buffers, latency: latency,
                             songFrames: songFrames, tailLimit: tailLimit, silenceRun: silenceRun)
         }
-        let chunkFrames = 4096
-        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
-        defer { chunk.deallocate() }
-        var wait = ThreadWait()
-        var writeError: Error?
-        while true {
-            let n = shared.ring.read(into: chunk, count: chunkFrames * channels) / channels
-            if n > 0 {
-                wait.reset()
-                if writeError == nil {
-                    do {
-                        try writer.write(chunk, frames: n)
-                        progress(writer.framesWritten)
-                    } catch {
-                        writeError = error
-                        shared.abort.store(true, ordering: .relaxed)
-                    }
-                }
-                continue
-            }
-            engine.collectRetiredPlans()
-            if shared.renderDone.load(ordering: .acquiring) && shared.ring.availableToRead == 0 { break }
-            wait.pause()
-        }
+        let writeError = RingDrain.drain(shared.ring, channels: channels, into: writer, engine: engine,
+                                         renderDone: { shared.renderDone.load(ordering: .acquiring) },
+                                         abort: { shared.abort.store(true, ordering: .relaxed) }, progress: progress)
         renderThread.join()
         engine.releaseAll()
         if let writeError { throw writeError }

@@ -137,14 +137,7 @@ enum LiveCommand {
         driver.stop()
         driver.close()
         engine.releaseAll()
-        switch ending {
-        case .userQuit:
-            print("busker live: stopped (q). xruns: \(driver.xrunCount)")
-        case let .signal(sig):
-            print("busker live: stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM"). xruns: \(driver.xrunCount)")
-        case let .driverStopped(reason):
-            throw CommandLineError.runtime("stopped: \(reason); the mic is off. xruns: \(driver.xrunCount)")
-        }
+        try ending.report(command: "live", quitKey: "q", driver: driver, consequence: "; the mic is off")
     }
 
     /// `--limiter-lookahead`, checked, or nil when not given.

@@ -14,8 +14,7 @@ final class LiveSession {
     private(set) var micOn = true
     private let useTUI: Bool
     private let started = Date()
-    /// Set while the driver reports that periods stopped arriving.
-    private var stall: (direction: String, milliseconds: Int)?
+    private var watch = DriverWatch()
 
     init(chain: VoiceChain, driver: DuplexDriver, engine: RenderEngine, settings: VoiceSettings, useTUI: Bool) {
         self.chain = chain
@@ -28,6 +27,8 @@ final class LiveSession {
     /// How the session ended.
     enum Ending {
         case userQuit
+        /// The song `busker play --no-tui` was playing came to its end.
+        case songEnded
         case signal(Int32)
         case driverStopped(DriverStopReason)
     }
@@ -41,15 +42,7 @@ final class LiveSession {
         var lastStatusSecond = -1
         while true {
             if let sig = StopSignals.pending { return .signal(sig) }
-            while let event = driver.nextEvent() {
-                switch event {
-                case let .stopped(reason) where reason != .requested: return .driverStopped(reason)
-                case let .stalled(direction, ms): stall = ("\(direction)", ms)
-                case .stallEnded: stall = nil
-                default: break
-                }
-            }
-            if let reason = driver.stopReason, reason != .requested { return .driverStopped(reason) }
+            if let reason = watch.poll(driver) { return .driverStopped(reason) }
             if let terminal {
                 for key in terminal.readKeys() {
                     if handle(key) == false { return .userQuit }
@@ -101,14 +94,7 @@ final class LiveSession {
 
     func status() -> LiveStatus {
         let inMeter = chain.inputMeter, outMeter = chain.outputMeter
-        let state: String
-        if let reason = driver.stopReason {
-            state = "stopped (\(reason))"
-        } else if let stall {
-            state = "STALLED: no \(stall.direction) period for \(stall.milliseconds) ms"
-        } else {
-            state = driver.isRunning ? "running" : "starting"
-        }
+        let state = watch.state(of: driver)
         let g = driver.granted
         return LiveStatus(
             micOn: micOn, settings: settings,

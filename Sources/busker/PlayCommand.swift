@@ -120,13 +120,6 @@ enum PlayCommand {
         driver.close()
         engine.releaseAll()
         rig.collectRetired()
-        switch ending {
-        case .userQuit:
-            print("busker play: stopped. xruns: \(driver.xrunCount)")
-        case let .signal(sig):
-            print("busker play: stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM"). xruns: \(driver.xrunCount)")
-        case let .driverStopped(reason):
-            throw CommandLineError.runtime("stopped: \(reason). xruns: \(driver.xrunCount)")
-        }
+        try ending.report(command: "play", quitKey: "esc", driver: driver, consequence: "")
     }
 }

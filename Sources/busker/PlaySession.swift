@@ -19,7 +19,7 @@ final class PlaySession {
     private var noteStyle = NoteName.Style.letters
     private let useTUI: Bool
     private let started = Date()
-    private var stall: (direction: String, milliseconds: Int)?
+    private var watch = DriverWatch()
     /// Notes and pads struck recently, with when they were last seen, so a
     /// short hit stays lit long enough to see.
     private var recentNotes: [Int: Date] = [:]
@@ -49,15 +49,7 @@ final class PlaySession {
         var lastStatusSecond = -1
         while true {
             if let sig = StopSignals.pending { return .signal(sig) }
-            while let event = driver.nextEvent() {
-                switch event {
-                case let .stopped(reason) where reason != .requested: return .driverStopped(reason)
-                case let .stalled(direction, ms): stall = ("\(direction)", ms)
-                case .stallEnded: stall = nil
-                default: break
-                }
-            }
-            if let reason = driver.stopReason, reason != .requested { return .driverStopped(reason) }
+            if let reason = watch.poll(driver) { return .driverStopped(reason) }
             let now = monotonicSeconds()
             if let terminal {
                 // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
@@ -78,7 +70,7 @@ final class PlaySession {
                     print(status().statusLine)
                     fflush(nil)
                 }
-                if let player, player.state == .finished { return .userQuit }
+                if let player, player.state == .finished { return .songEnded }
                 usleep(20_000)
             }
             engine.collectRetiredPlans()
@@ -130,14 +122,7 @@ final class PlaySession {
             (key: String(pad.key), name: rig.kit?.pad(forNote: pad.note)?.name ?? GeneralMIDI.percussionNames[pad.note] ?? "?",
              lit: recentPads[Int(pad.note)] != nil)
         }
-        let state: String
-        if let reason = driver.stopReason {
-            state = "stopped (\(reason))"
-        } else if let stall {
-            state = "STALLED: no \(stall.direction) period for \(stall.milliseconds) ms"
-        } else {
-            state = driver.isRunning ? "running" : "starting"
-        }
+        let state = watch.state(of: driver)
         let outMeter = rig.chain.outputMeter
         let dropped = rig.scheduler.ports.reduce(0) { $0 + $1.droppedCount } + rig.scheduler.overflowCount
         var song: String?

@@ -10,57 +10,19 @@ import XCTest
 /// that 2 s at 64-frame periods of the whole voice chain pass without an
 /// xrun and without a heap allocation on the render thread.
 final class JackDuplexTests: XCTestCase {
-    private static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Tools/virtual-soundcard")
-
-    private var serverName = ""
-    private var dir: URL!
+    private var card: VirtualSoundCardFixture?
 
     override func setUpWithError() throws {
-        let plugins = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib"]
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd"), "jackd is not installed (apt-get install jackd2)")
-        try XCTSkipUnless(plugins.contains { FileManager.default.fileExists(atPath: "\($0)/libasound_module_pcm_jack.so") },
-                          "the ALSA jack plugin is not installed (apt-get install libasound2-plugins)")
-        dir = try ALSATestSupport.temporaryDirectory()
-        serverName = "busker-test-\(getpid())"
-        let (status, output) = try Self.runScript(["start", "--name", serverName, "--period", "64",
-                                                  "--config", dir.appendingPathComponent("asoundrc").path])
-        XCTAssertEqual(status, 0, output)
-        try XCTSkipUnless(status == 0, "the virtual sound card did not start: \(output)")
-        // The ALSA jack plugin finds the server through the JACK client library's environment.
-        setenv("JACK_DEFAULT_SERVER", serverName, 1)
-        setenv("JACK_NO_START_SERVER", "1", 1)
+        card = try VirtualSoundCardFixture(name: "busker-test")
     }
 
     override func tearDownWithError() throws {
-        if !serverName.isEmpty { _ = try Self.runScript(["stop", "--name", serverName]) }
-        if let dir { try? FileManager.default.removeItem(at: dir) }
-    }
-
-    /// Runs the script with its output in a file, not a pipe: the JACK
-    /// server it starts inherits the script's descriptors, and would hold a
-    /// pipe open (no end of file, a hung test) for as long as it runs.
-    private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        try card?.stop()
     }
 
     private func options() throws -> DuplexDriver.Options {
         var o = DuplexDriver.Options(capture: "busker_in", playback: "busker_out")
-        o.configuration = .extending(try String(contentsOf: dir.appendingPathComponent("asoundrc"), encoding: .utf8))
+        o.configuration = try XCTUnwrap(card).configuration()
         o.periodFrames = 64
         o.periodCount = 2
         return o

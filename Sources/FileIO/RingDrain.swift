@@ -1,0 +1,40 @@
+import AudioCore
+
+/// The writer side of the offline drivers: moves interleaved frames from the
+/// render thread's ring into the file until the render thread is done, and
+/// frees the plans the audio thread retires meanwhile. Runs on the calling
+/// (control) thread, which may block on the disk.
+enum RingDrain {
+    /// Drains `ring` into `writer` until `renderDone()` is true and the ring is empty.
+    /// After the first write error the rest is read and discarded (so the render
+    /// thread never waits on a full ring), and `abort()` tells the other threads to stop.
+    /// - Returns: the first write error, or nil.
+    static func drain(_ ring: SampleRing, channels: Int, into writer: SoundFileWriter, engine: RenderEngine,
+                      renderDone: () -> Bool, abort: () -> Void, progress: (Int64) -> Void = { _ in }) -> Error? {
+        let chunkFrames = 4096
+        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
+        defer { chunk.deallocate() }
+        var wait = ThreadWait()
+        var writeError: Error?
+        while true {
+            let n = ring.read(into: chunk, count: chunkFrames * channels) / channels
+            if n > 0 {
+                wait.reset()
+                if writeError == nil {
+                    do {
+                        try writer.write(chunk, frames: n)
+                        progress(writer.framesWritten)
+                    } catch {
+                        writeError = error
+                        abort()
+                    }
+                }
+                continue
+            }
+            engine.collectRetiredPlans()
+            if renderDone() && ring.availableToRead == 0 { break }
+            wait.pause()
+        }
+        return writeError
+    }
+}
