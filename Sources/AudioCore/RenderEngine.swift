@@ -5,21 +5,18 @@ import Synchronization
 /// Runs whichever `RenderPlan` is installed and swaps plans without ever
 /// making the audio thread wait, allocate or free.
 ///
-/// The exchange follows JUCE's `RenderSequenceExchange` and fundsp's
-/// `realnet`: the control thread parks a retained plan in `pending`; at the
-/// start of a block the audio thread takes it, and sends the plan it replaces
-/// back through the `retired` queue, from which the control thread releases it.
-/// If the retired queue is full the audio thread keeps the old plan one more
-/// block rather than free anything itself.
+/// Plans travel through a `Handover`: the control thread parks a retained
+/// plan; at the start of a block the audio thread takes it, and sends the plan
+/// it replaces back, to be released on the control thread. If the way back is
+/// full the audio thread keeps the old plan one more block rather than free
+/// anything itself.
 ///
 /// Drivers call `render(input:output:)` from their audio thread; blocks
 /// larger than the plan's maximum are split.
 public final class RenderEngine: @unchecked Sendable {
     // MARK: Shared (atomics)
-    /// A plan retained for the audio thread to pick up, or nil.
-    private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// Plans the audio thread is done with, retained, for the control thread to release.
-    private let retired = SPSCQueue<UnsafeMutableRawPointer>(capacity: 64)
+    /// Plans on their way to the audio thread and back.
+    private let handover = Handover<RenderPlan>(retiredCapacity: 64)
     /// Blocks rendered since start; lets the control thread see progress.
     private let blocksRendered = Atomic<Int>(0)
     private let swapsTaken = Atomic<Int>(0)
@@ -57,10 +54,7 @@ public final class RenderEngine: @unchecked Sendable {
     /// (not yet picked up), it is released here, on the calling thread.
     /// - Realtime: unsafe (may free). Control thread only.
     public func install(_ plan: RenderPlan) {
-        let raw = Unmanaged.passRetained(plan).toOpaque()
-        if let superseded = pending.exchange(raw, ordering: .acquiringAndReleasing) {
-            Unmanaged<RenderPlan>.fromOpaque(superseded).release()
-        }
+        handover.offer(plan)
         collectRetiredPlans()
     }
 
@@ -70,16 +64,11 @@ public final class RenderEngine: @unchecked Sendable {
     /// - Realtime: unsafe (frees). Control thread only.
     @discardableResult
     public func collectRetiredPlans() -> Int {
-        var n = 0
-        while let raw = retired.pop() {
-            Unmanaged<RenderPlan>.fromOpaque(raw).release()
-            n += 1
-        }
-        return n
+        handover.collectRetired()
     }
 
     /// Whether an installed plan is still waiting for the audio thread.
-    public var hasPendingPlan: Bool { pending.load(ordering: .acquiring) != nil }
+    public var hasPendingPlan: Bool { handover.hasPending }
 
     public var renderedBlockCount: Int { blocksRendered.load(ordering: .relaxed) }
     public var planSwapCount: Int { swapsTaken.load(ordering: .relaxed) }
@@ -89,9 +78,7 @@ public final class RenderEngine: @unchecked Sendable {
     /// - Realtime: unsafe (frees).
     public func releaseAll() {
         collectRetiredPlans()
-        if let p = pending.exchange(nil, ordering: .acquiringAndReleasing) {
-            Unmanaged<RenderPlan>.fromOpaque(p).release()
-        }
+        handover.dropPending()
         if let c = current {
             current = nil
             Unmanaged<RenderPlan>.fromOpaque(c).release()
@@ -148,9 +135,8 @@ public final class RenderEngine: @unchecked Sendable {
 
     /// - Realtime: safe.
     private func adoptPendingPlan() {
-        guard pending.load(ordering: .relaxed) != nil, retired.hasSpace else { return }
-        guard let next = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
-        if let old = current { retired.push(old) }
+        guard let next = handover.take() else { return }
+        if let old = current { handover.retire(old) }
         current = next
         swapsTaken.add(1, ordering: .relaxed)
     }

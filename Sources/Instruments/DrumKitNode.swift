@@ -29,10 +29,8 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     public let channel: UInt8?
 
     // MARK: Shared (atomics)
-    /// A retained kit waiting for the audio thread, or nil.
-    private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// Kits the audio thread is done with, retained, for the control thread to release.
-    private let retired = SPSCQueue<UnsafeMutableRawPointer>(capacity: 16)
+    /// Kits on their way to the audio thread, and back to be freed.
+    private let handover = Handover<DrumKit>(retiredCapacity: 16)
     private let sounding = Atomic<Int>(0)
     private let swaps = Atomic<Int>(0)
     /// Per note 0–127: `DrumPadActivity` packed in one word, under the pad's own note.
@@ -62,8 +60,7 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
 
     deinit {
         // No audio thread holds the node any more: every kit can go.
-        collectRetired()
-        for raw in [pending.exchange(nil, ordering: .acquiringAndReleasing), current, outgoing] {
+        for raw in [current, outgoing] {
             if let raw { Unmanaged<DrumKit>.fromOpaque(raw).release() }
         }
         activity.deinitialize(count: 128)
@@ -104,10 +101,7 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         }
         if let owner = kit.owner, owner != ObjectIdentifier(self) { throw .kitInUse(manifestPath: kit.manifestPath) }
         kit.owner = ObjectIdentifier(self)
-        let raw = Unmanaged.passRetained(kit).toOpaque()
-        if let superseded = pending.exchange(raw, ordering: .acquiringAndReleasing) {
-            Unmanaged<DrumKit>.fromOpaque(superseded).release()
-        }
+        handover.offer(kit)
         installedKit = kit
         collectRetired()
     }
@@ -118,16 +112,11 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     /// - Realtime: unsafe (frees). Control thread only.
     @discardableResult
     public func collectRetired() -> Int {
-        var count = 0
-        while let raw = retired.pop() {
-            Unmanaged<DrumKit>.fromOpaque(raw).release()
-            count += 1
-        }
-        return count
+        handover.collectRetired()
     }
 
     /// Whether an installed kit is still waiting for the audio thread.
-    public var hasPendingKit: Bool { pending.load(ordering: .acquiring) != nil }
+    public var hasPendingKit: Bool { handover.hasPending }
 
     // MARK: Any thread (for the TUI)
 
@@ -171,8 +160,7 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     /// Takes a newly installed kit, unless the previous swap is still fading.
     /// - Realtime: safe.
     private func adoptPendingKit() {
-        guard outgoing == nil, pending.load(ordering: .relaxed) != nil, retired.hasSpace else { return }
-        guard let next = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        guard outgoing == nil, let next = handover.take() else { return }
         if let old = current {
             Unmanaged<DrumKit>.fromOpaque(old)._withUnsafeGuaranteedRef { $0.fadeAll(frames: $0.swapFadeFrames) }
             outgoing = old
@@ -242,8 +230,7 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         if let old = outgoing {
             let remaining = Unmanaged<DrumKit>.fromOpaque(old)._withUnsafeGuaranteedRef { $0.countSoundingVoices() }
             if remaining == 0 {
-                // Space was checked when the swap began, and only this thread pushes.
-                retired.push(old)
+                handover.retire(old)
                 outgoing = nil
             }
             count += remaining

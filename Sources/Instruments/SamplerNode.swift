@@ -36,10 +36,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     public static let handoverFadeSeconds = 0.010
 
     // MARK: Shared (atomics)
-    /// A retained `SamplerSynth` waiting for the audio thread, or nil.
-    private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// Retained synths the audio thread is done with, for the control thread to delete.
-    private let retired = SPSCQueue<UnsafeMutableRawPointer>(capacity: 8)
+    /// Synths on their way to the audio thread, and back to be deleted.
+    private let handover = Handover<SamplerSynth>(retiredCapacity: 8)
     private let voiceCount = Atomic<Int>(0)
     private let handovers = Atomic<Int>(0)
 
@@ -67,10 +65,9 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     }
 
     deinit {
-        for synth in [current, fading, pending.exchange(nil, ordering: .acquiringAndReleasing)] {
+        for synth in [current, fading] {
             if let synth { Unmanaged<SamplerSynth>.fromOpaque(synth).release() }
         }
-        collectRetired()
         scratchLeft?.deallocate()
         scratchRight?.deallocate()
     }
@@ -95,10 +92,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// - Realtime: unsafe (may free). Control thread.
     public func install(_ synth: SamplerSynth) {
         precondition(synth.sampleRate == sampleRate, "a \(synth.sampleRate) Hz synth in a \(sampleRate) Hz sampler")
-        let raw = Unmanaged.passRetained(synth).toOpaque()
-        if let superseded = pending.exchange(raw, ordering: .acquiringAndReleasing) {
-            Unmanaged<SamplerSynth>.fromOpaque(superseded).release()
-        }
+        handover.offer(synth)
         collectRetired()
     }
 
@@ -108,16 +102,11 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// - Realtime: unsafe (frees). Control thread.
     @discardableResult
     public func collectRetired() -> Int {
-        var count = 0
-        while let raw = retired.pop() {
-            Unmanaged<SamplerSynth>.fromOpaque(raw).release()
-            count += 1
-        }
-        return count
+        handover.collectRetired()
     }
 
     /// Whether a synth handed over is still waiting for the audio thread.
-    public var hasPendingSynth: Bool { pending.load(ordering: .acquiring) != nil }
+    public var hasPendingSynth: Bool { handover.hasPending }
 
     /// Voices sounding at the end of the last block (for the TUI).
     public var activeVoiceCount: Int { voiceCount.load(ordering: .relaxed) }
@@ -187,8 +176,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// Takes a synth handed over, if there is one and the previous handover's fade is over.
     /// - Realtime: safe.
     private func adoptPendingSynth() {
-        guard fading == nil, pending.load(ordering: .relaxed) != nil, retired.hasSpace else { return }
-        guard let next = pending.exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        guard fading == nil, let next = handover.take() else { return }
         if let old = current {
             fading = old
             fadeRemaining = fadeLength
@@ -217,8 +205,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
         }
         fadeRemaining -= n
         if fadeRemaining == 0 {
-            // Space was checked when the handover was taken; only this thread pushes.
-            _ = retired.push(fading)
+            handover.retire(fading)
             self.fading = nil
         }
         return voices
