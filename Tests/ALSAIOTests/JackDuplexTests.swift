@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import CAllocationCounter
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// The driver in real time on Tools/virtual-soundcard: JACK's dummy driver
@@ -22,7 +23,7 @@ final class JackDuplexTests: XCTestCase {
 
     private func options() throws -> DuplexDriver.Options {
         var o = DuplexDriver.Options(capture: "busker_in", playback: "busker_out")
-        o.configuration = try XCTUnwrap(card).configuration()
+        o.configuration = .extending(try XCTUnwrap(card).asoundrc())
         o.periodFrames = 64
         o.periodCount = 2
         return o

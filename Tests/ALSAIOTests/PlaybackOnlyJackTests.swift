@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import CAllocationCounter
 import Foundation
+import RenderTestSupport
 import Instruments
 import MIDI
 import XCTest
@@ -28,7 +29,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
     /// buffer it may be ahead by).
     func testTwoSecondsPacedByTheDeviceWithoutXrunsOrAllocations() throws {
         var o = DuplexDriver.Options(playback: "busker_out")
-        o.configuration = try XCTUnwrap(card).configuration()
+        o.configuration = .extending(try XCTUnwrap(card).asoundrc())
         o.periodFrames = 64
         o.periodCount = 2
         o.stopAfterFrames = 2 * 48000
@@ -86,7 +87,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
         let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
         try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "timgm6mb-soundfont is not installed")
         var o = DuplexDriver.Options(playback: "busker_out")
-        o.configuration = try XCTUnwrap(card).configuration()
+        o.configuration = .extending(try XCTUnwrap(card).asoundrc())
         o.periodFrames = 128
         o.periodCount = 2
         o.stopAfterFrames = 4 * 48000

@@ -1,26 +1,26 @@
-import ALSAIO
 import Foundation
 import XCTest
 
 /// A private Tools/virtual-soundcard (JACK's dummy driver and ALSA PCMs of
 /// type jack) for one test: started in setUp, stopped in tearDown. Throws
 /// XCTSkip where JACK or the ALSA jack plugin is not installed.
-final class VirtualSoundCardFixture {
+public final class VirtualSoundCardFixture {
     private static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tools/virtual-soundcard")
 
-    let serverName: String
-    let directory: URL
+    public let serverName: String
+    public let directory: URL
     private var started = false
 
     /// Starts a server named `name-PID` with `period`-frame periods.
-    init(name: String, period: Int = 64) throws {
+    public init(name: String, period: Int = 64) throws {
         let plugins = ["/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib"]
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd"), "jackd is not installed (apt-get install jackd2)")
         try XCTSkipUnless(plugins.contains { FileManager.default.fileExists(atPath: "\($0)/libasound_module_pcm_jack.so") },
                           "the ALSA jack plugin is not installed (apt-get install libasound2-plugins)")
-        directory = try ALSATestSupport.temporaryDirectory()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         serverName = "\(name)-\(getpid())"
         let (status, output) = try Self.runScript(["start", "--name", serverName, "--period", String(period),
                                                   "--config", directory.appendingPathComponent("asoundrc").path])
@@ -32,12 +32,15 @@ final class VirtualSoundCardFixture {
         setenv("JACK_NO_START_SERVER", "1", 1)
     }
 
-    /// The ALSA configuration naming busker_in, busker_out and busker_duplex on this server.
-    func configuration() throws -> ALSAConfiguration {
-        .extending(try String(contentsOf: directory.appendingPathComponent("asoundrc"), encoding: .utf8))
+    /// The ALSA configuration text naming busker_in, busker_out and busker_duplex on this server.
+    public func asoundrc() throws -> String {
+        try String(contentsOf: asoundrcURL, encoding: .utf8)
     }
 
-    func stop() throws {
+    /// Where that configuration is (for ALSA_CONFIG_PATH).
+    public var asoundrcURL: URL { directory.appendingPathComponent("asoundrc") }
+
+    public func stop() throws {
         if started { _ = try Self.runScript(["stop", "--name", serverName]) }
         started = false
         try? FileManager.default.removeItem(at: directory)
