@@ -50,7 +50,7 @@ public enum RawMIDIError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .permissionDenied(path):
             return "no permission to read '\(path)'; for a /dev/snd device add yourself to the 'audio' group (sudo usermod -aG audio $USER) and log in again"
         case let .busy(path):
-            return "MIDI device '\(path)' is busy: another program has it open; close it, or use the ALSA sequencer (--midi auto) to share the port"
+            return "MIDI device '\(path)' is busy: another program (or Busker's own --midi auto, which reads the same port) has it open; add --midi none, or leave out --midi-in and use --midi"
         case let .noDevice(path):
             return "MIDI device '\(path)' has no device behind it (unplugged?); plug it in, or check `busker devices`"
         case let .lost(path, code):

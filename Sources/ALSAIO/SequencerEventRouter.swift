@@ -129,6 +129,12 @@ public final class SequencerEventRouter {
         }
     }
 
+    /// Releases the notes of every port, keeping the sources connected: after
+    /// the kernel dropped events (an input overrun), some may have been note-offs.
+    public func releaseNotesAfterLoss(at hostTime: UInt64) {
+        for slot in ports.indices { ports[slot].releaseAllNotes(at: .hostNanoseconds(hostTime)) }
+    }
+
     /// Releases every port of the pool (on stop), held or not, and frees every slot.
     /// - Realtime: safe.
     public func releaseAll(at hostTime: UInt64) {

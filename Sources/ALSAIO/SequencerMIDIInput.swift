@@ -212,7 +212,9 @@ public final class SequencerMIDIInput: @unchecked Sendable {
             case .empty:
                 return nil
             case .overrun:
+                // The kernel dropped events, perhaps note-offs: end what is held rather than risk a stuck note.
                 threadStatus.inputOverruns += 1
+                router.releaseNotesAfterLoss(at: MIDIInputPort.hostTimeNow)
             case .failed(let code):
                 if code == -EINTR { continue }
                 return .callFailed(call: "snd_seq_event_input", code: code, detail: ALSALibrary.takeLastMessage())

@@ -63,6 +63,10 @@ public final class MIDIEventBuffer: @unchecked Sendable {
 
     // MARK: Scheduler (audio thread)
 
+    /// Events the cycle can still take.
+    /// - Realtime: safe.
+    var freeSpace: Int { capacity - cycleCount }
+
     /// Empties the buffer for a new cycle.
     /// - Realtime: safe.
     func beginCycle() {

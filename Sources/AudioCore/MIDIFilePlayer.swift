@@ -39,8 +39,13 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     // MARK: Audio thread only
     private let events: UnsafeMutablePointer<Event>
     private var cursor = 0
-    /// Position in song frames (tempo scale 1); fractional under a tempo scale.
-    private var position = 0.0
+    /// The song position (in song frames) where the current tempo scale took
+    /// effect, and the output frames played since. Counting whole output
+    /// frames from a base, rather than summing fractional positions, keeps
+    /// every event on the same output frame whatever the block size.
+    private var songBase = 0.0
+    private var sinceBase = 0
+    private var scale = 1.0
     private var playing = false
     let heldNotes = HeldNotes()
 
@@ -81,7 +86,10 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     /// Playback speed: 2 plays twice as fast. Clamped to 0.125 … 8.
     public var tempoScale: Double {
         get { Double(bitPattern: tempoScaleBits.load(ordering: .relaxed)) }
-        set { tempoScaleBits.store(min(max(newValue, 0.125), 8).bitPattern, ordering: .relaxed) }
+        set {
+            guard newValue.isFinite else { return }
+            tempoScaleBits.store(min(max(newValue, 0.125), 8).bitPattern, ordering: .relaxed)
+        }
     }
 
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
@@ -111,27 +119,41 @@ public final class MIDIFilePlayer: @unchecked Sendable {
             break
         }
         guard playing else { return }
-        let scale = tempoScale
+        let requestedScale = tempoScale
+        if requestedScale != scale {
+            // A new tempo scale takes effect from where the song is now.
+            songBase += Double(sinceBase) * scale
+            sinceBase = 0
+            scale = requestedScale
+        }
         var done = 0
         while done < frameCount {
-            let segmentEnd = position + Double(frameCount - done) * scale
-            let reachesEnd = segmentEnd > Double(lengthFrames)
+            // Output frames (counted from the base) where this cycle ends and where the song ends.
+            let cycleEnd = sinceBase + (frameCount - done)
+            let songEnd = Int(((Double(lengthFrames) - songBase) / scale).rounded(.up))
+            let reachesEnd = songEnd < cycleEnd
+            var bufferFull = false
             // Events at the very last frame (final note-offs) still belong to this pass.
             while cursor < eventCount {
                 let event = events[cursor]
-                let frame = Double(event.frame)
-                if reachesEnd ? frame > Double(lengthFrames) : frame >= segmentEnd { break }
-                let offset = min(frameCount - 1, done + max(0, Int(((frame - position) / scale).rounded(.down))))
+                let due = Int(((Double(event.frame) - songBase) / scale).rounded(.down))
+                if reachesEnd ? due > songEnd : due >= cycleEnd { break }
+                // Keep room for the release at the song's end; what does not fit comes next cycle, late but whole.
+                guard buffer.freeSpace > heldNotes.count + 17 else {
+                    bufferFull = true
+                    break
+                }
+                let offset = min(frameCount - 1, done + max(0, due - sinceBase))
                 heldNotes.observe(event.message, at: cycleStart + Int64(offset))
                 buffer.insert(event.message, at: offset)
                 cursor += 1
             }
-            guard reachesEnd else {
-                position = segmentEnd
+            guard reachesEnd && !bufferFull else {
+                sinceBase = cycleEnd
                 break
             }
-            let endOffset = min(frameCount - 1, done + max(0, Int(((Double(lengthFrames) - position) / scale).rounded(.up))))
-            releaseHeld(at: endOffset, cycleStart: cycleStart, into: buffer)
+            let endOffset = done + max(0, songEnd - sinceBase)
+            releaseHeld(at: min(endOffset, frameCount - 1), cycleStart: cycleStart, into: buffer)
             rewind()
             if !isLooping || lengthFrames == 0 {
                 playing = false
@@ -139,17 +161,18 @@ public final class MIDIFilePlayer: @unchecked Sendable {
                 break
             }
             // The next pass starts on the frame where this one ended. It makes
-            // progress: the song is at least one frame long, so the next pass
-            // either ends the cycle or ends at least one frame later.
+            // progress: the song is at least one frame long, so a pass that
+            // starts at the song's start ends at least one output frame later.
             done = endOffset
         }
-        positionValue.store(Int64(position), ordering: .relaxed)
+        positionValue.store(Int64(songBase + Double(sinceBase) * scale), ordering: .relaxed)
     }
 
     /// - Realtime: safe.
     private func rewind() {
         cursor = 0
-        position = 0
+        songBase = 0
+        sinceBase = 0
         positionValue.store(0, ordering: .relaxed)
     }
 

@@ -22,7 +22,8 @@ public final class MIDIInputPort: @unchecked Sendable {
     let delivered = Atomic<Int>(0)
 
     /// - Parameter capacity: events that can wait between two cycles. 4096 is
-    ///   about 1.3 s of a saturated 31 250-baud MIDI cable at one cycle.
+    ///   about 4 s of a saturated 31 250-baud MIDI cable (about 1000 three-byte
+    ///   messages a second), far more than one cycle ever holds.
     public init(name: String, capacity: Int = 4096) {
         self.name = name
         queue = SPSCQueue(capacity: capacity)

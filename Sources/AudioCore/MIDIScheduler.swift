@@ -34,6 +34,10 @@ public final class MIDIScheduler: @unchecked Sendable {
 
     // MARK: Audio thread only
     private let trackers: [HeldNotes]
+    /// Per port, the offset of its last event in this cycle: where its releases go.
+    private let lastOffsets: UnsafeMutablePointer<Int>
+    /// Cycle slots kept free for releases, which must never be dropped.
+    private let releaseReserve: Int
     private var previousHostTime: UInt64 = 0
     private var cycleStart: Int64 = 0
     private var cycleFrames = 0
@@ -45,8 +49,15 @@ public final class MIDIScheduler: @unchecked Sendable {
         self.ports = ports
         self.filePlayer = filePlayer
         events = MIDIEventBuffer(capacity: eventCapacity)
+        releaseReserve = min(64, eventCapacity / 4)
         trackers = ports.map { _ in HeldNotes() }
+        lastOffsets = .allocate(capacity: max(1, ports.count))
+        lastOffsets.initialize(repeating: 0, count: max(1, ports.count))
         self.watchdogSeconds = watchdogSeconds
+    }
+
+    deinit {
+        lastOffsets.deallocate()
     }
 
     // MARK: Control thread
@@ -83,29 +94,48 @@ public final class MIDIScheduler: @unchecked Sendable {
         let everything = releaseEverything.exchange(false, ordering: .acquiring)
         var delivered = 0
         var held = 0
+        var releasePostponed = false
         for index in 0..<ports.count {
             let port = ports[index]
             let tracker = trackers[index]
-            while let pending = port.queue.peek() {
-                guard let offset = offset(of: pending.time, frameCount: frameCount, hostTime: hostTime) else { break }
-                _ = port.queue.pop()
+            // A source's events stay in the order it sent them: none is placed
+            // before one already placed, whatever its stamp says.
+            var lastOffset = 0
+            drain: while let pending = port.queue.peek() {
+                guard let found = offset(of: pending.time, frameCount: frameCount, hostTime: hostTime) else { break }
+                let at = max(found, lastOffset)
                 switch pending.item {
                 case .message(let message):
-                    tracker.observe(message, at: sampleTime + Int64(offset))
-                    events.insert(message, at: offset)
+                    // Room is kept for releases; what does not fit waits in the queue for the next cycle.
+                    guard events.freeSpace > releaseReserve else { break drain }
+                    tracker.observe(message, at: sampleTime + Int64(at))
+                    events.insert(message, at: at)
                     delivered += 1
                 case .releaseAllNotes:
-                    tracker.releaseAll { events.insert($0, at: offset) }
+                    guard events.freeSpace >= tracker.count + 16 else { break drain }
+                    tracker.releaseAll { events.insert($0, at: at) }
+                }
+                _ = port.queue.pop()
+                lastOffset = at
+            }
+            // A release that did not fit in the queue is carried out once
+            // everything sent before it has been delivered.
+            let flagged = port.queue.peek() == nil && port.releaseRequested.load(ordering: .acquiring)
+            if flagged || everything {
+                if events.freeSpace >= tracker.count + 16 {
+                    if flagged { port.releaseRequested.store(false, ordering: .relaxed) }
+                    tracker.releaseAll { events.insert($0, at: lastOffset) }
+                } else if everything {
+                    releasePostponed = true
                 }
             }
-            if port.releaseRequested.exchange(false, ordering: .acquiring) || everything {
-                tracker.releaseAll { events.insert($0, at: 0) }
-            }
+            lastOffsets[index] = lastOffset
             if delivered > 0 { port.delivered.add(delivered, ordering: .relaxed) }
             eventsDelivered.add(delivered, ordering: .relaxed)
             delivered = 0
             held += tracker.count
         }
+        if releasePostponed { releaseEverything.store(true, ordering: .releasing) }
         if let filePlayer {
             if everything { filePlayer.releaseHeld(at: 0, cycleStart: sampleTime, into: events) }
             let before = events.cycleCount
@@ -145,7 +175,8 @@ public final class MIDIScheduler: @unchecked Sendable {
         }
     }
 
-    /// Ends notes held past the limit, checking about every 10 ms rather than every cycle.
+    /// Ends notes (and lifts sustain pedals) held past the limit, checking
+    /// about every 10 ms rather than every cycle.
     /// - Realtime: safe.
     private func runWatchdog(sampleRate: Double) {
         let limitMilliseconds = watchdogMilliseconds.load(ordering: .relaxed)
@@ -156,11 +187,13 @@ public final class MIDIScheduler: @unchecked Sendable {
         let limitFrames = Int64(Double(limitMilliseconds) * sampleRate / 1000)
         let cutoff = cycleStart - limitFrames
         var released = 0
-        for tracker in trackers {
-            released += tracker.releaseNotes(startedBefore: cutoff) { events.insert($0, at: 0) }
-        }
-        if let filePlayer {
-            released += filePlayer.heldNotes.releaseNotes(startedBefore: cutoff) { events.insert($0, at: 0) }
+        // Sources only: the file player ends its own notes, and a slowed-down
+        // song may rightly hold a note longer than the limit.
+        for index in 0..<trackers.count {
+            let tracker = trackers[index]
+            // Not enough room this cycle: the next check, 10 ms on, tries again.
+            guard events.freeSpace >= tracker.count + 16 else { continue }
+            released += tracker.releaseNotes(startedBefore: cutoff) { events.insert($0, at: lastOffsets[index]) }
         }
         if released > 0 { watchdogReleases.add(released, ordering: .relaxed) }
     }

@@ -27,8 +27,9 @@ public final class NoteActivity: @unchecked Sendable {
         case .noteOn(let c, let n, _), .noteOff(let c, let n, _):
             channel = c
             note = n
-        case .controlChange(let c, _, _) where c != 9:
-            // All-notes-off and friends may clear many keys at once.
+        case .controlChange(let c, let controller, _) where c != 9 && (controller == 120 || controller >= 123):
+            // All Sound Off, All Notes Off and the mode changes clear many keys
+            // at once; other controllers (mod wheel, pedal) change none.
             melodic.observe(message, at: 0)
             publishHeld()
             return

@@ -47,9 +47,6 @@ public final class RenderEngine: @unchecked Sendable {
         midi = scheduler
     }
 
-    /// Frames rendered since start (the audio thread's count; others see a recent value only after it stopped).
-    public var renderedFrameCount: Int64 { sampleTime }
-
     /// Hands `plan` to the audio thread. If an earlier plan was still waiting
     /// (not yet picked up), it is released here, on the calling thread.
     /// - Realtime: unsafe (may free). Control thread only.

@@ -38,6 +38,9 @@ public final class SongRenderDriver {
         public var realtimeFactor: Double { audioSeconds / max(wallSeconds, 1e-9) }
     }
 
+    /// Thrown by `run` when `isCancelled` said so; the partial file is removed.
+    public struct Cancelled: Error {}
+
     public let options: Options
     public let engine = RenderEngine()
 
@@ -49,9 +52,11 @@ public final class SongRenderDriver {
     /// - Parameters:
     ///   - latencyFrames: frames the plan delays its sources by; dropped from the start.
     ///   - songFrames: the song's length in output frames (at its tempo scale).
+    ///   - isCancelled: asked on the calling thread between writes; true stops the render.
     ///   - progress: called on the calling thread with the frames written so far, about every 4096 frames.
-    /// On failure the partial output file is removed and the error thrown.
-    public func run(plan: RenderPlan, latencyFrames: Int, songFrames: Int,
+    /// On failure or cancellation the partial output file is removed and the error
+    /// (or `Cancelled`) thrown.
+    public func run(plan: RenderPlan, latencyFrames: Int, songFrames: Int, isCancelled: () -> Bool = { false },
                     progress: (Int64) -> Void = { _ in }) throws -> Report {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: options.outputPath, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -63,7 +68,7 @@ public final class SongRenderDriver {
         engine.install(plan)
         do {
             let report = try stream(writer: writer, channels: channels, latency: latencyFrames,
-                                    songFrames: max(0, songFrames), progress: progress)
+                                    songFrames: max(0, songFrames), isCancelled: isCancelled, progress: progress)
             try writer.close()
             return report
         } catch {
@@ -95,7 +100,7 @@ public final class SongRenderDriver {
     }
 
     private func stream(writer: SoundFileWriter, channels: Int, latency: Int,
-                        songFrames: Int, progress: (Int64) -> Void) throws -> Report {
+                        songFrames: Int, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Report {
         let block = options.blockSize
         let shared = Shared(capacity: max(block, 16384) * channels * 4)
         let buffers = Buffers(channels: channels, block: block)
@@ -106,12 +111,20 @@ public final class SongRenderDriver {
             Self.renderLoop(engine: engine, shared: shared, buffers: buffers, latency: latency,
                             songFrames: songFrames, tailLimit: tailLimit, silenceRun: silenceRun)
         }
+        var cancelled = false
         let writeError = RingDrain.drain(shared.ring, channels: channels, into: writer, engine: engine,
                                          renderDone: { shared.renderDone.load(ordering: .acquiring) },
-                                         abort: { shared.abort.store(true, ordering: .relaxed) }, progress: progress)
+                                         abort: { shared.abort.store(true, ordering: .relaxed) }) { written in
+            progress(written)
+            if !cancelled && isCancelled() {
+                cancelled = true
+                shared.abort.store(true, ordering: .relaxed)
+            }
+        }
         renderThread.join()
         engine.releaseAll()
         if let writeError { throw writeError }
+        if cancelled { throw Cancelled() }
         return Report(outputFrames: writer.framesWritten, engineRate: options.engineRate, blocks: shared.blocks,
                       wallSeconds: Double(monotonicNanoseconds() - start) / 1e9,
                       renderSeconds: Double(shared.renderNanos) / 1e9, renderThreadName: shared.threadName)

@@ -103,7 +103,6 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         kit.owner = ObjectIdentifier(self)
         handover.offer(kit)
         installedKit = kit
-        collectRetired()
     }
 
     /// Frees the kits the audio thread has finished with. Call it regularly

@@ -79,7 +79,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// playing the old synth meanwhile.
     /// - Returns: the synth handed over (its `presetName` is for the screen).
     /// - Throws: `SamplerError`; the current synth then stays.
-    /// - Realtime: unsafe (allocates, reads files). Control or loader thread.
+    /// - Realtime: unsafe (allocates, reads files). Control thread (to load on
+    ///   another thread, build the `SamplerSynth` there and `install` it here).
     @discardableResult
     public func load(_ configuration: SamplerConfiguration) throws -> SamplerSynth {
         let synth = try SamplerSynth(configuration: configuration, sampleRate: sampleRate, channels: channels)
@@ -89,15 +90,15 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
 
     /// Hands `synth` to the audio thread, which takes it at its next block. A
     /// synth handed over earlier and not yet taken is released here instead.
-    /// - Realtime: unsafe (may free). Control thread.
+    /// - Realtime: unsafe (may free). Control thread: the one thread that also
+    ///   calls `collectRetired` (the retired queue has a single consumer).
     public func install(_ synth: SamplerSynth) {
         precondition(synth.sampleRate == sampleRate, "a \(synth.sampleRate) Hz synth in a \(sampleRate) Hz sampler")
         handover.offer(synth)
-        collectRetired()
     }
 
     /// Deletes the synths the audio thread has retired. Call it regularly
-    /// from the control loop (and after `install`).
+    /// from the control loop.
     /// - Returns: how many were deleted.
     /// - Realtime: unsafe (frees). Control thread.
     @discardableResult

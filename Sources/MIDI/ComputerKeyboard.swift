@@ -84,6 +84,11 @@ public struct ComputerKeyboard: Sendable {
         if let index = lowerWhite.firstIndex(of: key) { return (.piano(semitone: whiteSemitones[index]), false) }
         if let index = shiftedLowerWhite.firstIndex(of: key) { return (.piano(semitone: whiteSemitones[index] + 1), false) }
         if let black = lowerBlack.first(where: { $0.0 == key }) { return (.piano(semitone: black.1), false) }
+        // Shift on a sharp key: a semitone up too (S is D, : is E on a US layout).
+        if let black = lowerBlack.first(where: { String($0.0).uppercased() == String(key) && key.isUppercase }) {
+            return (.piano(semitone: black.1 + 1), false)
+        }
+        if key == ":" { return (.piano(semitone: 16), false) }
         if let index = upperWhite.firstIndex(of: key) { return (.piano(semitone: 12 + whiteSemitones[index]), false) }
         if let index = upperWhite.firstIndex(of: Character(key.lowercased())), key.isUppercase {
             return (.piano(semitone: 12 + whiteSemitones[index] + 1), false)
@@ -135,11 +140,6 @@ public struct ComputerKeyboard: Sendable {
         let all = sounding.keys.sorted()
         sounding.removeAll()
         return all.map(Self.noteOff)
-    }
-
-    /// Notes sounding now as (channel, note), in order (for the on-screen keyboard).
-    public var soundingNotes: [(channel: UInt8, note: UInt8)] {
-        sounding.keys.sorted().map { (UInt8($0 >> 8), UInt8($0 & 0xFF)) }
     }
 
     private static func id(channel: UInt8, note: UInt8) -> UInt16 { UInt16(channel) << 8 | UInt16(note) }

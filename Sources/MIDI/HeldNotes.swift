@@ -14,16 +14,21 @@ public final class HeldNotes: @unchecked Sendable {
     private let startFrames: UnsafeMutablePointer<Int64>
     /// Bit n set: the sustain pedal (CC 64) is down on channel n.
     public private(set) var sustainedChannels: UInt16 = 0
+    /// The frame each channel's pedal went down, for the watchdog.
+    private let pedalFrames: UnsafeMutablePointer<Int64>
     /// How many notes are held.
     public private(set) var count = 0
 
     public init() {
         startFrames = .allocate(capacity: 16 * 128)
         startFrames.initialize(repeating: Self.free, count: 16 * 128)
+        pedalFrames = .allocate(capacity: 16)
+        pedalFrames.initialize(repeating: 0, count: 16)
     }
 
     deinit {
         startFrames.deallocate()
+        pedalFrames.deallocate()
     }
 
     /// Whether `note` on `channel` is held.
@@ -44,7 +49,12 @@ public final class HeldNotes: @unchecked Sendable {
             let bit = UInt16(1) << UInt16(channel & 0x0F)
             switch controller {
             case 64:
-                if value >= 64 { sustainedChannels |= bit } else { sustainedChannels &= ~bit }
+                if value >= 64 {
+                    if sustainedChannels & bit == 0 { pedalFrames[Int(channel & 0x0F)] = frame }
+                    sustainedChannels |= bit
+                } else {
+                    sustainedChannels &= ~bit
+                }
             case 120, 123, 124, 125, 126, 127:
                 // All Sound Off, All Notes Off and the mode changes (which imply it).
                 for note in 0..<128 { release(channel: channel, note: UInt8(note)) }
@@ -83,29 +93,27 @@ public final class HeldNotes: @unchecked Sendable {
     }
 
     /// Calls `emit` with a note-off for every note held since before `frame`,
-    /// and forgets those notes. The watchdog for stuck notes.
-    /// - Returns: how many notes were released.
+    /// and a sustain-off for every pedal down since before it, and forgets
+    /// them. The watchdog for stuck notes (a lost note-off or pedal release).
+    /// - Returns: how many notes and pedals were released.
     /// - Realtime: safe (`emit` must be too).
     @discardableResult
     public func releaseNotes(startedBefore frame: Int64, _ emit: (MIDIMessage) -> Void) -> Int {
-        guard count > 0 else { return 0 }
         var released = 0
-        for index in 0..<(16 * 128) where startFrames[index] != Self.free && startFrames[index] < frame {
-            startFrames[index] = Self.free
-            count -= 1
+        if count > 0 {
+            for index in 0..<(16 * 128) where startFrames[index] != Self.free && startFrames[index] < frame {
+                startFrames[index] = Self.free
+                count -= 1
+                released += 1
+                emit(.noteOff(channel: UInt8(index / 128), note: UInt8(index % 128), velocity: 0))
+            }
+        }
+        for channel in 0..<16 where sustainedChannels & (1 << channel) != 0 && pedalFrames[channel] < frame {
+            sustainedChannels &= ~(1 << UInt16(channel))
             released += 1
-            emit(.noteOff(channel: UInt8(index / 128), note: UInt8(index % 128), velocity: 0))
+            emit(.controlChange(channel: UInt8(channel), controller: 64, value: 0))
         }
         return released
-    }
-
-    /// The earliest start frame of a held note, or nil when none is held.
-    /// - Realtime: safe.
-    public var oldestStartFrame: Int64? {
-        guard count > 0 else { return nil }
-        var oldest = Int64.max
-        for index in 0..<(16 * 128) where startFrames[index] != Self.free { oldest = min(oldest, startFrames[index]) }
-        return oldest
     }
 
     /// Forgets every note and pedal without emitting anything.

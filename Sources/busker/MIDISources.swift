@@ -17,6 +17,7 @@ final class MIDISources {
                              follows them as they come and go (default); CLIENT:PORT picks
                              one, as aconnect names it (20:0, "Keystation:0"); none skips it
       --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
+                             (with a /dev/snd device, --midi defaults to none: the two would share it)
     """
 
     /// The computer keyboard's lane; the control thread is its producer.
@@ -30,7 +31,10 @@ final class MIDISources {
 
     init(args: ArgumentScanner) throws {
         var ports = [keyboardPort]
-        let choice = args.string("midi") ?? "auto"
+        // A raw ALSA MIDI device can be opened once: with --midi-in naming one,
+        // the sequencer (which would open it too) stays off unless asked for.
+        let rawDevice = args.string("midi-in")?.hasPrefix("/dev/snd/") ?? false
+        let choice = args.string("midi") ?? (rawDevice ? "none" : "auto")
         if choice == "none" {
             sequencer = nil
         } else {

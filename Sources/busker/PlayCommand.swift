@@ -64,19 +64,12 @@ enum PlayCommand {
         guard (0...5).contains(lookahead) else { throw CommandLineError.usage("--limiter-lookahead \(lookahead) ms is out of range 0…5 ms") }
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
 
-        let song: StandardMIDIFile?
-        if let path = args.positionals.first {
-            do {
-                song = try StandardMIDIFile(contentsOfFile: path)
-            } catch {
-                throw CommandLineError.runtime(error.description)
-            }
-        } else {
-            song = nil
-            if args.has("loop") || args.string("tempo") != nil {
-                throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
-            }
+        if args.positionals.isEmpty && (args.has("loop") || args.string("tempo") != nil) {
+            throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
         }
+        // Read the song before any device opens, so a bad file is one line and nothing else.
+        let songPath = args.positionals.first
+        if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.sampleRate) }
 
         let sources = try MIDISources(args: args)
         StopSignals.install()
@@ -87,7 +80,7 @@ enum PlayCommand {
             throw CommandLineError.runtime(error.description)
         }
         let rate = Double(driver.granted.sampleRate)
-        let player = song.map { MIDIFilePlayer(file: $0, sampleRate: driver.granted.sampleRate) }
+        let player = try songPath.map { try SongFile.player(path: $0, sampleRate: driver.granted.sampleRate) }
         player?.isLooping = args.has("loop")
         player?.tempoScale = Double(tempo)
         let rig = try InstrumentRig(options: instrumentOptions, ports: sources.ports, player: player, sampleRate: rate,
@@ -109,7 +102,7 @@ enum PlayCommand {
         if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
 
         let session = PlaySession(rig: rig, sources: sources, driver: driver, engine: engine, player: player,
-                                  songName: args.positionals.first.map { ($0 as NSString).lastPathComponent },
+                                  songName: songPath.map { ($0 as NSString).lastPathComponent },
                                   settings: settings, useTUI: useTUI)
         let ending = session.run()
         // Notes end before the sound does: release, let a few periods carry the note-offs, then stop.

@@ -61,13 +61,7 @@ enum RenderCommand {
         let tempo = try args.float("tempo") ?? 1
         guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
 
-        let song: StandardMIDIFile
-        do {
-            song = try StandardMIDIFile(contentsOfFile: songPath)
-        } catch {
-            throw CommandLineError.runtime(error.description)
-        }
-        let player = MIDIFilePlayer(file: song, sampleRate: options.engineRate)
+        let player = try SongFile.player(path: songPath, sampleRate: options.engineRate)
         player.tempoScale = Double(tempo)
         let rig = try InstrumentRig(options: instruments, ports: [], player: player, sampleRate: Double(options.engineRate),
                                     settings: settings, limiterLookaheadMilliseconds: 1)
@@ -79,16 +73,21 @@ enum RenderCommand {
         player.play()
 
         let songSeconds = Double(player.lengthFrames) / Double(options.engineRate) / Double(tempo)
+        StopSignals.install()
         let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: songSeconds) : nil
         let report: SongRenderDriver.Report
         do {
             let songFrames = Int((Double(player.lengthFrames) / Double(tempo)).rounded(.up))
-            report = try driver.run(plan: plan, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames) { written in
+            report = try driver.run(plan: plan, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
+                                    isCancelled: { StopSignals.pending != nil }) { written in
                 bar?.update(seconds: Double(written) / Double(options.engineRate))
             }
         } catch let error as AudioFileError {
             bar?.finish()
             throw CommandLineError.runtime(error.description)
+        } catch is SongRenderDriver.Cancelled {
+            bar?.finish()
+            throw CommandLineError.runtime("interrupted; \(outputPath) was not written")
         }
         bar?.finish()
         rig.collectRetired()

@@ -130,4 +130,31 @@ final class MIDIFilePlayerTests: XCTestCase {
         XCTAssertEqual(edges(out), [])
         XCTAssertEqual(player.state, .finished)
     }
+
+    func testALoopingSongShorterThanTheTempoScaleStillMovesOn() throws {
+        // 1 tick per quarter at 100 µs per quarter: the song lasts 5 frames, less than one output frame at ×8.
+        let track = MIDIFileTrack(events: [
+            MIDIFileEvent(tick: 0, kind: .meta(.tempo(microsecondsPerQuarterNote: 100))),
+            MIDIFileEvent(tick: 0, kind: .message(.noteOn(channel: 0, note: 60, velocity: 127))),
+            MIDIFileEvent(tick: 1, kind: .message(.noteOff(channel: 0, note: 60, velocity: 0))),
+            MIDIFileEvent(tick: 1, kind: .meta(.endOfTrack)),
+        ])
+        let player = MIDIFilePlayer(file: StandardMIDIFile(format: .singleTrack, division: .ticksPerQuarterNote(1), tracks: [track]),
+                                    sampleRate: rate)
+        XCTAssertEqual(player.lengthFrames, 5)
+        player.isLooping = true
+        player.tempoScale = 8
+        player.play()
+        let out = try render(player, frames: 4096, cycle: 64)
+        XCTAssertEqual(out.count, 4096, "every cycle came back")
+        XCTAssertEqual(player.state, .playing)
+    }
+
+    func testANonFiniteTempoScaleIsIgnored() {
+        let player = MIDIFilePlayer(file: song(), sampleRate: rate)
+        player.tempoScale = 2
+        player.tempoScale = .nan
+        player.tempoScale = .infinity
+        XCTAssertEqual(player.tempoScale, 2)
+    }
 }

@@ -112,17 +112,24 @@ final class MIDISchedulerTests: XCTestCase {
         XCTAssertEqual(collect(scheduler.events).map(\.offset), [0, 63])
     }
 
-    func testAFullCycleDropsAndCountsInsteadOfGrowing() {
-        let port = MIDIInputPort(name: "a", capacity: 64)
-        let scheduler = MIDIScheduler(ports: [port], eventCapacity: 8)
-        for i in 0..<20 { port.send(.controlChange(channel: 0, controller: 1, value: UInt8(i)), at: .now) }
-        XCTAssertEqual(port.droppedCount, 0)
+    func testWhatDoesNotFitInACycleWaitsForTheNextInsteadOfBeingLost() {
+        let port = MIDIInputPort(name: "a", capacity: 256)
+        let scheduler = MIDIScheduler(ports: [port], eventCapacity: 32)  // 8 slots kept for releases
+        for i in 0..<40 { port.send(.noteOn(channel: 0, note: UInt8(i), velocity: 1), at: .now) }
         scheduler.beginCycle(sampleTime: 0, frameCount: 64, sampleRate: rate, hostTime: 1)
-        XCTAssertEqual(scheduler.events.count, 8)
-        XCTAssertEqual(scheduler.events.overflowCount, 12)
+        XCTAssertEqual(scheduler.events.count, 24)
+        XCTAssertEqual(scheduler.heldCount, 24, "only what was delivered is tracked")
+        port.releaseAllNotes()
+        scheduler.beginCycle(sampleTime: 64, frameCount: 64, sampleRate: rate, hostTime: 2)
+        XCTAssertEqual(collectMessages(scheduler.events), (24..<40).map { .noteOn(channel: 0, note: UInt8($0), velocity: 1) })
+        // The release needs 40 slots: it waits for a cycle with room rather than dropping note-offs.
+        scheduler.beginCycle(sampleTime: 128, frameCount: 64, sampleRate: rate, hostTime: 3)
+        XCTAssertEqual(scheduler.events.count, 0)
+        XCTAssertEqual(scheduler.heldCount, 40)
+        XCTAssertEqual(scheduler.overflowCount, 0)
         let small = MIDIInputPort(name: "small", capacity: 4)
         for i in 0..<6 { small.send(.controlChange(channel: 0, controller: 1, value: UInt8(i))) }
-        XCTAssertEqual(small.droppedCount, 2)
+        XCTAssertEqual(small.droppedCount, 2, "a full port drops and counts at the producer")
     }
 
     // MARK: No stuck notes
@@ -164,6 +171,39 @@ final class MIDISchedulerTests: XCTestCase {
             .noteOff(channel: 0, note: 60, velocity: 0), .noteOff(channel: 0, note: 61, velocity: 0),
         ])
         XCTAssertEqual(scheduler.heldCount, 0)
+    }
+
+    func testAReleaseNeverLandsBeforeEventsTheSourceSentEarlier() {
+        let port = MIDIInputPort(name: "a")
+        let scheduler = MIDIScheduler(ports: [port])
+        port.send(.noteOn(channel: 0, note: 60, velocity: 90), at: .sample(100))
+        port.releaseAllNotes(at: .now)  // sent after the note-on: must not overtake it
+        scheduler.beginCycle(sampleTime: 0, frameCount: 256, sampleRate: rate, hostTime: 1)
+        XCTAssertEqual(collect(scheduler.events), [
+            ScheduledMIDIEvent(offset: 100, message: .noteOn(channel: 0, note: 60, velocity: 90)),
+            ScheduledMIDIEvent(offset: 100, message: .noteOff(channel: 0, note: 60, velocity: 0)),
+        ])
+        // The panic (scheduler-wide release) goes after each source's last event of the cycle too.
+        port.send(.noteOn(channel: 0, note: 62, velocity: 90), at: .sample(300))
+        scheduler.releaseAllNotes()
+        scheduler.beginCycle(sampleTime: 256, frameCount: 256, sampleRate: rate, hostTime: 2)
+        XCTAssertEqual(collect(scheduler.events), [
+            ScheduledMIDIEvent(offset: 44, message: .noteOn(channel: 0, note: 62, velocity: 90)),
+            ScheduledMIDIEvent(offset: 44, message: .noteOff(channel: 0, note: 62, velocity: 0)),
+        ])
+        XCTAssertEqual(scheduler.heldCount, 0)
+    }
+
+    func testTheWatchdogLeavesTheSongsNotesAlone() throws {
+        var events: [MIDIFileEvent] = [MIDIFileEvent(tick: 0, kind: .message(.noteOn(channel: 0, note: 60, velocity: 100)))]
+        events.append(MIDIFileEvent(tick: 1920, kind: .message(.noteOff(channel: 0, note: 60, velocity: 0))))  // 2 s at 120 BPM
+        let song = StandardMIDIFile(format: .singleTrack, division: .ticksPerQuarterNote(480), tracks: [MIDIFileTrack(events: events)])
+        let player = MIDIFilePlayer(file: song, sampleRate: 48_000)
+        player.play()
+        let scheduler = MIDIScheduler(ports: [], filePlayer: player, watchdogSeconds: 0.5)
+        let out = try renderGate(scheduler: scheduler, totalFrames: 100_000, cycle: 256, maxBlock: 256)
+        XCTAssertEqual(firstFrame(in: out, from: 1) { $0 == 0 }, 96_000, "the note lasts its 2 s")
+        XCTAssertEqual(scheduler.watchdogReleaseCount, 0)
     }
 
     func testTheWatchdogEndsNotesHeldPastTheLimitOnly() throws {

@@ -7,7 +7,7 @@ final class ComputerKeyboardTests: XCTestCase {
             ("z", 60), ("s", 61), ("x", 62), ("d", 63), ("c", 64), ("v", 65), ("g", 66), ("b", 67), ("h", 68),
             ("n", 69), ("j", 70), ("m", 71), (",", 72), ("l", 73), (".", 74), (";", 75), ("/", 76),
             ("q", 72), ("Q", 73), ("w", 74), ("W", 75), ("e", 76), ("r", 77), ("R", 78), ("t", 79), ("y", 81),
-            ("u", 83), ("i", 84), ("o", 86), ("p", 88), ("Z", 61), ("V", 66),
+            ("u", 83), ("i", 84), ("o", 86), ("p", 88), ("Z", 61), ("V", 66), ("S", 62), ("J", 71), (":", 76),
         ]
         for (key, note) in expected {
             var keyboard = ComputerKeyboard()
@@ -49,7 +49,7 @@ final class ComputerKeyboardTests: XCTestCase {
         }
         XCTAssertEqual(keyboard.expire(at: t - 0.04 + 0.59), [])
         XCTAssertEqual(keyboard.expire(at: t - 0.04 + 0.61), [.noteOff(channel: 0, note: 60, velocity: 0)])
-        XCTAssertTrue(keyboard.soundingNotes.isEmpty)
+        XCTAssertEqual(keyboard.releaseAll(), [], "nothing left sounding")
     }
 
     func testASecondTapRestrikesTheNote() {

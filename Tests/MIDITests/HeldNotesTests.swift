@@ -8,13 +8,20 @@ final class HeldNotesTests: XCTestCase {
         held.observe(.noteOn(channel: 3, note: 61, velocity: 1), at: 20)
         held.observe(.noteOn(channel: 0, note: 60, velocity: 90), at: 30)  // retrigger: still one note
         XCTAssertEqual(held.count, 2)
-        XCTAssertEqual(held.oldestStartFrame, 20)
+        // The retrigger restarted note 60's clock: a watchdog cutoff at 25 ends only note 61.
+        var early: [MIDIMessage] = []
+        let probe = HeldNotes()
+        for (message, frame) in [(MIDIMessage.noteOn(channel: 0, note: 60, velocity: 100), Int64(10)),
+                                 (.noteOn(channel: 3, note: 61, velocity: 1), 20), (.noteOn(channel: 0, note: 60, velocity: 90), 30)] {
+            probe.observe(message, at: frame)
+        }
+        probe.releaseNotes(startedBefore: 25) { early.append($0) }
+        XCTAssertEqual(early, [.noteOff(channel: 3, note: 61, velocity: 0)])
         held.observe(.noteOn(channel: 0, note: 60, velocity: 0), at: 40)
         XCTAssertFalse(held.isHeld(channel: 0, note: 60))
         held.observe(.noteOff(channel: 3, note: 61, velocity: 64), at: 50)
         held.observe(.noteOff(channel: 3, note: 61, velocity: 64), at: 51)  // a second off changes nothing
         XCTAssertEqual(held.count, 0)
-        XCTAssertNil(held.oldestStartFrame)
     }
 
     func testReleaseAllEmitsNoteOffsAndLiftsPedalsThenForgets() {
@@ -58,5 +65,16 @@ final class HeldNotesTests: XCTestCase {
         XCTAssertEqual(emitted, [.noteOff(channel: 0, note: 1, velocity: 0)])
         XCTAssertEqual(held.count, 1)
         XCTAssertTrue(held.isHeld(channel: 0, note: 2))
+    }
+
+    func testWatchdogLiftsAPedalHeldSinceBeforeTheCutoff() {
+        let held = HeldNotes()
+        held.observe(.controlChange(channel: 2, controller: 64, value: 127), at: 100)
+        held.observe(.controlChange(channel: 2, controller: 64, value: 120), at: 300)  // still down: the clock keeps its start
+        held.observe(.controlChange(channel: 5, controller: 64, value: 127), at: 400)
+        var emitted: [MIDIMessage] = []
+        XCTAssertEqual(held.releaseNotes(startedBefore: 350) { emitted.append($0) }, 1)
+        XCTAssertEqual(emitted, [.controlChange(channel: 2, controller: 64, value: 0)])
+        XCTAssertEqual(held.sustainedChannels, 1 << 5)
     }
 }
