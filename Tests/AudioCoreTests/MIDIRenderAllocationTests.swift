@@ -28,8 +28,12 @@ final class MIDIRenderAllocationTests: XCTestCase {
         engine.attach(scheduler)
         engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
 
+        // A pad held with no release: the watchdog (0.05 s = 2400 frames) must
+        // end it inside the counted blocks whatever the two threads' timing,
+        // so the warm-up (4 × 256 frames) stays shorter than the limit.
+        XCTAssertTrue(pads.send(.noteOn(channel: 9, note: 38, velocity: 90)))
         let counts = countAllocationsOnRenderThread(
-            engine: engine, blocks: 3000, frames: 256, inputChannels: 0, outputChannels: 1,
+            engine: engine, blocks: 3000, frames: 256, inputChannels: 0, outputChannels: 1, warmUpBlocks: 4,
             control: { iteration in
                 let note = UInt8(36 + iteration % 48)
                 // Notes left on are ended by the watchdog or the release below.
