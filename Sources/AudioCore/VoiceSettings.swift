@@ -8,6 +8,8 @@ public struct VoiceSettings: Sendable, Equatable {
     public static let reverbRange: ClosedRange<Float> = 0...100
     public static let volumeRange: ClosedRange<Float> = 0...1
     public static let highPassRange: ClosedRange<Float> = 20...500
+    public static let gateThresholdRange: ClosedRange<Float> = NoiseGateNode.thresholdRange
+    public static let compressorMakeupRange: ClosedRange<Float> = CompressorNode.makeupRange
 
     /// Low shelf at 150 Hz, in dB.
     public var bassDB: Float = 0
@@ -22,6 +24,18 @@ public struct VoiceSettings: Sendable, Equatable {
     public var volume: Float = 0.3
     /// High-pass corner against rumble and pops, in Hz.
     public var highPassHz: Float = 80
+    /// The noise gate (off by default: it changes the sound of music).
+    public var noiseGate = false
+    /// Where the noise gate opens, in dBFS (peak).
+    public var gateThresholdDB: Float = -50
+    /// The compressor (off by default).
+    public var compressor = false
+    /// The compressor's make-up gain, in dB: how much louder (or softer) the evened-out voice comes out.
+    public var compressorMakeupDB: Float = 6
+    /// speexdsp's noise suppression and automatic gain control (off by default:
+    /// it changes the sound and adds 10 ms). The chain needs the node itself to
+    /// have been built for it (see `VoiceChain.init`).
+    public var voiceProcessing = false
 
     public init() {}
 
@@ -34,6 +48,8 @@ public struct VoiceSettings: Sendable, Equatable {
             ("reverb", reverbPercent, Self.reverbRange, "%"),
             ("volume", volume, Self.volumeRange, ""),
             ("high-pass", highPassHz, Self.highPassRange, "Hz"),
+            ("gate-threshold", gateThresholdDB, Self.gateThresholdRange, "dB"),
+            ("makeup", compressorMakeupDB, Self.compressorMakeupRange, "dB"),
         ]
         for (name, value, range, unit) in checks where !(range.contains(value)) {
             throw .outOfRange(name: name, value: value, range: range, unit: unit)

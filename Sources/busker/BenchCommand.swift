@@ -30,11 +30,12 @@ enum BenchCommand {
       --runs N           end-to-end runs of each tool, best kept, 1…20 (default 3)
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
+      --voice-cleanup    with the noise gate, the compressor and voice processing on
       --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "voice-cleanup"])
         if args.has("help") {
             print(help)
             return
@@ -60,6 +61,11 @@ enum BenchCommand {
         settings.trebleDB = 3
         settings.reverbPercent = 30
         settings.volume = 1
+        if args.has("voice-cleanup") {
+            settings.noiseGate = true
+            settings.compressor = true
+            settings.voiceProcessing = true
+        }
 
         let samples: [Float]
         let channels: Int
@@ -122,10 +128,11 @@ enum BenchCommand {
 
     /// Times each node of the voice chain alone on noise, so a slow node shows.
     static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: VoiceSettings) {
-        guard let chain = try? VoiceChain(inputChannelCount: channels, settings: settings),
+        guard let chain = try? LiveCommand.makeVoiceChain(inputChannelCount: channels, settings: settings),
               (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return }
-        let nodes: [AudioNode] = [chain.inputMeter, chain.highPass, chain.bass, chain.treble, chain.boost,
-                                  chain.reverb, chain.mixer, chain.limiter, chain.outputMeter]
+        let nodes: [AudioNode] = [chain.inputMeter, chain.highPass] + (chain.voiceProcessor.map { [$0] } ?? [])
+            + [chain.noiseGate, chain.compressor, chain.bass, chain.treble, chain.boost,
+               chain.reverb, chain.mixer, chain.limiter, chain.outputMeter]
         let blocks = 4000
         let input = AudioBuffer(channelCount: 2, capacity: period)
         let output = AudioBuffer(channelCount: 2, capacity: period)
@@ -164,7 +171,7 @@ enum BenchCommand {
 
     /// Renders `samples` through the voice chain on an `audio-render` thread, timing every block.
     static func renderInMemory(samples: [Float], channels: Int, rate: Int, period: Int, settings: VoiceSettings) throws -> InMemoryResult {
-        let chain = try VoiceChain(inputChannelCount: channels, settings: settings)
+        let chain = try LiveCommand.makeVoiceChain(inputChannelCount: channels, settings: settings)
         let plan = try chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))
         let engine = RenderEngine()
         engine.install(plan)

@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import FileIO
 import Foundation
+import SpeechProcessing
 
 /// `busker live`: the live voice chain. On ALSA devices it runs in real time
 /// with a terminal UI (or headless); with `file:` endpoints it runs offline
@@ -11,8 +12,8 @@ enum LiveCommand {
     usage: busker live [--device PCM | --input PCM --output PCM] [options]
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
-    Mic → high-pass → bass → treble → boost → reverb → mixer → limiter
-    (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
+    Mic → high-pass → [voice processing] → noise gate → compressor → bass →
+    treble → boost → reverb → mixer → limiter (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
     volume 0.3 with the mic on; a terminal UI shows meters and every control
     (space turns the mic off, q quits). Mono or stereo in, stereo out.
 
@@ -39,6 +40,14 @@ enum LiveCommand {
       --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
       --high-pass HZ         rumble filter corner, 20…500 Hz (default 80)
 
+    voice clean-up (all off by default: they change the sound of music):
+      --gate                 noise gate: quiet passages turned down 40 dB (key n)
+      --gate-threshold DB    where the gate opens, −80…0 dBFS (default −50)
+      --compressor           compressor (3:1 above −24 dB, soft knee) with make-up gain (key c)
+      --makeup DB            the compressor's make-up gain, −12…24 dB (default 6)
+      --voice-processing     speexdsp noise suppression and automatic gain control,
+                             adds 10 ms (key v)
+
     files only:
       --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
       --help                 show this help
@@ -49,8 +58,8 @@ enum LiveCommand {
     static func run(_ arguments: [String]) throws {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
-                     "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead"],
-            flags: ["help", "no-tui"])
+                     "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead", "gate-threshold", "makeup"],
+            flags: ["help", "no-tui", "gate", "compressor", "voice-processing"])
         if args.has("help") {
             print(help)
             return
@@ -120,15 +129,15 @@ enum LiveCommand {
         }
         let engine = RenderEngine()
         // A duplex driver always grants a capture side; only playback-only drivers have none.
-        let chain = try VoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
-                                   limiterLookaheadMilliseconds: lookahead ?? 0)
+        let chain = try makeVoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
+                                       limiterLookaheadMilliseconds: lookahead ?? 0)
         engine.install(try chain.compile(spec: driver.processSpec))
         do {
             try driver.start(engine: engine)
         } catch {
             throw CommandLineError.runtime(error.description)
         }
-        let extra = chain.latencyFrames > 0 ? " + limiter look-ahead \(chain.latencyFrames) frames" : ""
+        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
         print("busker live: \(driver.granted)\(extra)")
         if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
 
@@ -153,8 +162,8 @@ enum LiveCommand {
         let driver = FileRenderDriver(options: options)
         do {
             return try driver.run { channels, spec in
-                let chain = try VoiceChain(inputChannelCount: channels, settings: settings,
-                                           limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
+                let chain = try makeVoiceChain(inputChannelCount: channels, settings: settings,
+                                               limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
                 let plan = try chain.compile(spec: spec)
                 return (plan, chain.latencyFrames)
             }
@@ -163,6 +172,15 @@ enum LiveCommand {
         } catch let error as GraphError {
             throw CommandLineError.runtime(error.description)
         }
+    }
+
+    /// The voice chain, with speexdsp's voice processing in it when the settings ask for it
+    /// (only then: it adds 10 ms, so it is not carried switched off).
+    static func makeVoiceChain(inputChannelCount: Int, settings: VoiceSettings,
+                               limiterLookaheadMilliseconds: Float = 1) throws -> VoiceChain {
+        try VoiceChain(inputChannelCount: inputChannelCount, settings: settings,
+                       limiterLookaheadMilliseconds: limiterLookaheadMilliseconds,
+                       voiceProcessor: settings.voiceProcessing ? VoiceProcessingNode() : nil)
     }
 
     /// The voice controls from the command line, each checked against its range.
@@ -174,6 +192,17 @@ enum LiveCommand {
         if let v = try args.float("reverb") { s.reverbPercent = v }
         if let v = try args.float("volume") { s.volume = v }
         if let v = try args.float("high-pass") { s.highPassHz = v }
+        s.noiseGate = args.has("gate")
+        if let v = try args.float("gate-threshold") {
+            guard s.noiseGate else { throw CommandLineError.usage("--gate-threshold goes with --gate") }
+            s.gateThresholdDB = v
+        }
+        s.compressor = args.has("compressor")
+        if let v = try args.float("makeup") {
+            guard s.compressor else { throw CommandLineError.usage("--makeup goes with --compressor") }
+            s.compressorMakeupDB = v
+        }
+        s.voiceProcessing = args.has("voice-processing")
         if let room = args.string("room") {
             guard let preset = RoomPreset(rawValue: room) else {
                 throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(room)'")

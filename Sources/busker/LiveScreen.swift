@@ -14,6 +14,9 @@ enum LiveScreen {
         ("g G", "boost −/+"),
         ("r R", "reverb −/+"),
         ("m", "room"),
+        ("n", "gate"),
+        ("c", "compressor"),
+        ("v", "voice processing"),
         ("q", "quit"),
     ]
 
@@ -48,6 +51,8 @@ enum LiveScreen {
         lines.append("  volume \(bold)\(String(format: "%.2f", v.volume))\(reset)   boost \(bold)\(signed(v.boostDB)) dB\(reset)"
                      + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"
                      + "   reverb \(bold)\(Int(v.reverbPercent)) %\(reset) (\(v.room.rawValue))")
+        lines.append("  gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)   compressor \(bold)\(v.compressor ? "on" : "off")\(reset)"
+                     + "   voice processing \(bold)\(v.voiceProcessing ? "on" : "off")\(reset)")
         lines.append("")
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("")

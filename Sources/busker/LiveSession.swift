@@ -80,6 +80,12 @@ final class LiveSession {
         case .character("G"): s.boostDB = (s.boostDB + 1).clamped(to: VoiceSettings.boostRange)
         case .character("r"): s.reverbPercent = (s.reverbPercent - 5).clamped(to: VoiceSettings.reverbRange)
         case .character("R"): s.reverbPercent = (s.reverbPercent + 5).clamped(to: VoiceSettings.reverbRange)
+        case .character("n"), .character("N"): s.noiseGate.toggle()
+        case .character("c"), .character("C"): s.compressor.toggle()
+        case .character("v"), .character("V"):
+            // Only when started with --voice-processing: the node (and its 10 ms) is not carried otherwise.
+            guard chain.voiceProcessor != nil else { return true }
+            s.voiceProcessing.toggle()
         case .character("m"), .character("M"):
             let all = RoomPreset.allCases
             s.room = all[(all.firstIndex(of: s.room)! + 1) % all.count]
