@@ -18,11 +18,13 @@ import Synchronization
 /// between its Debian versions.
 ///
 /// speexdsp works on fixed frames of 16-bit samples. The node takes 10 ms
-/// frames (480 at 48 kHz): input is gathered into a frame, the frame is
-/// processed when full, and the processed frame is played out while the next
-/// one gathers. That is a fixed delay of one frame, `latencyFrames`, whether
-/// the node is on or off (so switching never shifts the timing), and it does
-/// not depend on the block size. Conversion to and from Int16 uses buffers
+/// frames (`frameLength`, 480 at 48 kHz): input is gathered into a frame, the
+/// frame is processed when full, and the processed frame is played out while
+/// the next one gathers. speexdsp's overlap-add analysis (windows of two
+/// frames) delays its output by one more frame, so the node's delay,
+/// `latencyFrames`, is two frames (20 ms; measured by cross-correlation in the
+/// tests), whether on or off (off, the plain path is delayed the same, so
+/// switching never shifts the timing); it does not depend on the block size. Conversion to and from Int16 uses buffers
 /// made in `allocate`; every speexdsp state is made and set up there too, on
 /// the control thread.
 ///
@@ -39,10 +41,20 @@ import Synchronization
 /// feedback cancellers need decorrelation tricks; the howl guard handles
 /// feedback instead).
 public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
+    /// Whether the noise suppressor runs.
+    public let noiseSuppression: Bool
+    /// Whether the automatic gain control runs.
+    public let automaticGainControl: Bool
     /// How much the noise suppressor may attenuate noise, dB (speexdsp's default is −15).
     public let noiseSuppressDB: Int32
-    /// The loudness the gain control aims at, dBFS (RMS of speech).
+    /// The loudness the gain control aims at: the RMS of a spoken phrase, dBFS.
     public let agcTargetDBFS: Float
+    /// speexdsp's AGC level is a spectrally weighted loudness, not an RMS: on
+    /// the ALSA voice recordings the RMS it settles at is this many dB below
+    /// the level it is given (measured: levels of −18 and −10 dBFS gave −37.1
+    /// and −29.1 dBFS). Its level tops out at 32768, so targets above −19 dBFS
+    /// are held there.
+    public static let agcLoudnessOffsetDB: Float = 19
     /// The most gain the gain control may add, dB.
     public let agcMaxGainDB: Int32
 
@@ -50,15 +62,22 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
     private let switchedOn: Atomic<Bool>
 
     // MARK: Control thread only (set by `allocate`, read by the audio thread)
-    /// Frames per speexdsp frame (10 ms), which is also the latency. Valid after prepare.
-    public private(set) var latencyFrames = 0
+    /// How long a speexdsp frame is.
+    public let frameMilliseconds: Double
+    /// Frames per speexdsp frame. Valid after prepare.
+    public private(set) var frameLength = 0
+    /// The delay of the node, two frames. Valid after prepare.
+    public var latencyFrames: Int { 2 * frameLength }
     private var channelCount = 0
     /// One speexdsp preprocessor per channel.
     private var states: UnsafeMutablePointer<OpaquePointer?>
-    /// Per channel, `latencyFrames` floats: the frame gathering input…
+    /// Per channel, `frameLength` floats: the frame gathering input…
     private var gathering: UnsafeMutablePointer<Float>
     /// …and the processed frame playing out.
     private var playing: UnsafeMutablePointer<Float>
+    /// Per channel, `frameLength` floats: the frame gathered before, which speexdsp's
+    /// own one-frame delay lines up with its output (the plain path when off).
+    private var previous: UnsafeMutablePointer<Float>
     /// One frame of 16-bit samples, speexdsp's in-and-out buffer.
     private var pcm: UnsafeMutablePointer<Int16>
 
@@ -68,11 +87,19 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
 
     /// - Parameters:
     ///   - isOn: whether it processes from the start.
+    ///   - noiseSuppression: run the noise suppressor.
+    ///   - automaticGainControl: run the gain control.
     ///   - noiseSuppressDB: the noise suppressor's greatest attenuation (negative dB).
     ///   - agcTargetDBFS: the speech level the gain control aims at.
     ///   - agcMaxGainDB: the most the gain control may raise a quiet voice.
-    public init(name: String = "voice processing", isOn: Bool = true, noiseSuppressDB: Int32 = -25,
-                agcTargetDBFS: Float = -18, agcMaxGainDB: Int32 = 30) {
+    ///   - frameMilliseconds: speexdsp's frame; the latency is twice this.
+    public init(name: String = "voice processing", isOn: Bool = true, noiseSuppression: Bool = true,
+                automaticGainControl: Bool = true, noiseSuppressDB: Int32 = -25,
+                agcTargetDBFS: Float = -24, agcMaxGainDB: Int32 = 30, frameMilliseconds: Double = 10) {
+        precondition(frameMilliseconds >= 1 && frameMilliseconds <= 40)
+        self.frameMilliseconds = frameMilliseconds
+        self.noiseSuppression = noiseSuppression
+        self.automaticGainControl = automaticGainControl
         self.noiseSuppressDB = noiseSuppressDB
         self.agcTargetDBFS = agcTargetDBFS
         self.agcMaxGainDB = agcMaxGainDB
@@ -82,6 +109,7 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
         states.initialize(to: nil)
         gathering = .allocate(capacity: 1)
         playing = .allocate(capacity: 1)
+        previous = .allocate(capacity: 1)
         pcm = .allocate(capacity: 1)
         super.init(name: name)
     }
@@ -95,6 +123,7 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
         states.deallocate()
         gathering.deallocate()
         playing.deallocate()
+        previous.deallocate()
         pcm.deallocate()
         channelCount = 0
     }
@@ -111,18 +140,19 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
         freeStates()
         let rate = Int32(spec.sampleRate.rounded())
-        latencyFrames = max(1, Int((spec.sampleRate / 100).rounded()))
+        let size = max(1, Int((spec.sampleRate * frameMilliseconds / 1000).rounded()))
+        frameLength = size
         let channels = max(1, outputChannelCount)
         states = .allocate(capacity: channels)
         for c in 0..<channels {
-            let state = speex_preprocess_state_init(Int32(latencyFrames), rate)
-            var on: Int32 = 1, off: Int32 = 0
+            let state = speex_preprocess_state_init(Int32(size), rate)
+            var denoise: Int32 = noiseSuppression ? 1 : 0, agc: Int32 = automaticGainControl ? 1 : 0, off: Int32 = 0
             var suppress = noiseSuppressDB, maxGain = agcMaxGainDB
-            // speexdsp's AGC level is the target RMS in 16-bit units.
-            var level = 32768 * powf(10, agcTargetDBFS / 20)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &on)
+            // speexdsp's AGC level, in 16-bit units of its own loudness measure (see `agcLoudnessOffsetDB`).
+            var level = min(32768, 32768 * powf(10, (agcTargetDBFS + Self.agcLoudnessOffsetDB) / 20))
+            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &denoise)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &suppress)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &on)
+            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &agc)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_LEVEL, &level)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, &maxGain)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_VAD, &off)
@@ -130,20 +160,22 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
             states.advanced(by: c).initialize(to: state)
         }
         channelCount = channels
-        gathering = .allocate(capacity: channels * latencyFrames)
-        gathering.initialize(repeating: 0, count: channels * latencyFrames)
-        playing = .allocate(capacity: channels * latencyFrames)
-        playing.initialize(repeating: 0, count: channels * latencyFrames)
-        pcm = .allocate(capacity: latencyFrames)
-        pcm.initialize(repeating: 0, count: latencyFrames)
+        for buffer in [\VoiceProcessingNode.gathering, \.playing, \.previous] {
+            self[keyPath: buffer] = .allocate(capacity: channels * size)
+            self[keyPath: buffer].initialize(repeating: 0, count: channels * size)
+        }
+        pcm = .allocate(capacity: size)
+        pcm.initialize(repeating: 0, count: size)
     }
 
     /// Empties the frames (the preprocessors keep what they learnt of the noise).
     /// - Realtime: safe. Writes preallocated buffers.
     @_noLocks
     public override func reset() {
-        gathering.update(repeating: 0, count: channelCount * latencyFrames)
-        playing.update(repeating: 0, count: channelCount * latencyFrames)
+        let count = channelCount * frameLength
+        for i in 0..<count { gathering[i] = 0 }
+        for i in 0..<count { playing[i] = 0 }
+        for i in 0..<count { previous[i] = 0 }
         position = 0
         wasOn = switchedOn.load(ordering: .relaxed)
     }
@@ -159,7 +191,7 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
         let lastInput = input.channelCount - 1
         let outChannels = min(output.channelCount, channelCount)
         for c in outChannels..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
-        let size = latencyFrames
+        let size = frameLength
         var done = 0
         while done < frames {
             let n = min(size - position, frames - done)
@@ -179,38 +211,39 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
         }
     }
 
-    /// Turns the gathered frame into the next playing frame.
+    /// Turns the gathered frame into the next playing frame: speexdsp's output
+    /// (which lags its input by one frame) when on, the frame gathered before when off.
     /// - Realtime: safe. Arithmetic on preallocated buffers and `speex_preprocess_run`.
     @_noLocks
     private func processFrame() {
         let on = switchedOn.load(ordering: .relaxed), was = wasOn
-        let size = latencyFrames
+        let size = frameLength
+        let scale: Float = 1 / 32768
         for c in 0..<channelCount {
-            let raw = gathering + c * size, out = playing + c * size
-            guard on || was else {
-                for i in 0..<size { out[i] = raw[i] }
-                continue
-            }
-            let samples = pcm
-            for i in 0..<size {
-                // Round half away from zero by hand: `rounded()` drags in type metadata the checker refuses.
-                let scaled = max(-32768, min(32767, raw[i] * 32768))
-                samples[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
-            }
-            let state = states[c]
-            _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
-            let scale: Float = 1 / 32768
-            if on && was {
-                for i in 0..<size { out[i] = Float(samples[i]) * scale }
-            } else {
-                // Switched at this frame: crossfade linearly from the old path to the new one.
-                let step = 1 / Float(size)
+            let raw = gathering + c * size, plain = previous + c * size, out = playing + c * size
+            if on || was {
+                let samples = pcm
                 for i in 0..<size {
-                    let t = Float(i) * step
-                    let processed = Float(samples[i]) * scale
-                    out[i] = on ? raw[i] + t * (processed - raw[i]) : processed + t * (raw[i] - processed)
+                    // Round half away from zero by hand: `rounded()` drags in type metadata the checker refuses.
+                    let scaled = max(-32768, min(32767, raw[i] * 32768))
+                    samples[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
                 }
+                let state = states[c]
+                _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
+                if on && was {
+                    for i in 0..<size { out[i] = Float(samples[i]) * scale }
+                } else {
+                    // Switched at this frame: crossfade linearly from the old path to the new one.
+                    let step = 1 / Float(size)
+                    for i in 0..<size {
+                        let t = Float(i) * step, processed = Float(samples[i]) * scale
+                        out[i] = on ? plain[i] + t * (processed - plain[i]) : processed + t * (plain[i] - processed)
+                    }
+                }
+            } else {
+                for i in 0..<size { out[i] = plain[i] }
             }
+            for i in 0..<size { plain[i] = raw[i] }
         }
         wasOn = on
     }
