@@ -25,7 +25,7 @@ import Synchronization
 ///    shrinks.
 /// 4. **Make-up gain** (smoothed over 20 ms) added after.
 ///
-/// Off (`isOn` false) the reduction releases and the make-up ramps to 0 dB,
+/// Off (`isOn` false) the reduction eases (at the attack's pace) and the make-up ramps to 0 dB,
 /// then the node copies its input: a parameter change that never clicks, and a
 /// switched-off compressor costs a copy. Per sample, so block-size invariant.
 public final class CompressorNode: AudioNode {
@@ -156,10 +156,11 @@ public final class CompressorNode: AudioNode {
                 let level = ms > 1e-20 ? _unsafePerformance { 10 * log10f(ms) } : -200  // libm: arithmetic only
                 target = softKneeCompressorCurve(level, threshold: t, ratio: r, knee: w) - level
             }
-            // Attack while the reduction deepens, release while it eases.
-            let a = target < gr ? attackA : releaseA
+            // Attack while the reduction deepens, release while it eases; switched
+            // off, it eases at the attack's pace, so the copy takes over within ~0.1 s.
+            let a = target < gr || !on ? attackA : releaseA
             gr = target + a * (gr - target)
-            if !on && gr > -1e-4 { gr = 0 }
+            if !on && gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
             let db = gr + mk.next()
             let g: Float = db == 0 ? 1 : _unsafePerformance { exp2f(db * 0.166_096_4) }  // 10^(db/20); libm: arithmetic only
             for c in 0..<channels {
