@@ -32,7 +32,8 @@ import Synchronization
 /// which it changes crossfades between the plain and the processed signal, so
 /// a switch never clicks. Off, the node is a delay line (a copy per block).
 ///
-/// Voice activity detection and dereverberation stay off (VAD only reports;
+/// Voice activity detection and dereverberation stay off, at speexdsp's
+/// defaults (VAD only reports, and setting it prints a warning on stderr;
 /// dereverb colours the voice). Echo cancellation (`speex_echo_cancellation`)
 /// is deliberately not used: in a mic-to-speaker amplifier the far-end
 /// reference would be the speaker feed, which is the amplified near-end voice
@@ -155,7 +156,6 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &agc)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_LEVEL, &level)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, &maxGain)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_VAD, &off)
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DEREVERB, &off)
             states.advanced(by: c).initialize(to: state)
         }
