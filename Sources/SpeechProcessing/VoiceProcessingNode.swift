@@ -40,7 +40,9 @@ import Synchronization
 /// itself, so an adaptive echo canceller's estimate is biased by that
 /// correlation and it cancels the voice along with the echo (the known reason
 /// feedback cancellers need decorrelation tricks; the howl guard handles
-/// feedback instead).
+/// feedback instead). `EchoCancellationChoiceTests` measures it: 34.9 dB of
+/// echo removed with an independent far end, a worse residual than no
+/// canceller at all with the amplified voice as the far end.
 public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
     /// Whether the noise suppressor runs.
     public let noiseSuppression: Bool
