@@ -16,7 +16,8 @@ import Synchronization
 /// 1. **Detector: RMS**, not peak. The mean square of the loudest channel is
 ///    smoothed by a one-pole filter of `rmsMilliseconds` (10 ms) and taken to
 ///    dB. RMS follows loudness as heard and keeps the static curve exact on
-///    steady tones (the ripple of a 100 Hz tone is below 0.3 dB).
+///    steady tones (on a 100 Hz tone the detected level ripples by about
+///    ±0.35 dB before the gain smoothing, far less on voice formants).
 /// 2. **Gain computer, soft knee** of width W around the threshold T, ratio R:
 ///    below the knee the level is untouched, above it y = T + (x − T)/R, and
 ///    inside it y = x + (1/R − 1)(x − T + W/2)² / 2W (see `staticCurve`).

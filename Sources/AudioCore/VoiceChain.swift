@@ -89,7 +89,7 @@ public final class VoiceChain {
         mixer.masterVolume.value = settings.volume
     }
 
-    /// Frames the chain delays its input by (the voice processor's frame and
+    /// Frames the chain delays its input by (the voice processor's two frames and
     /// the limiter's look-ahead), once compiled.
     public var latencyFrames: Int { (voiceProcessor?.latencyFrames ?? 0) + limiter.latencyFrames }
 

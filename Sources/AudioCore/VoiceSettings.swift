@@ -33,7 +33,7 @@ public struct VoiceSettings: Sendable, Equatable {
     /// The compressor's make-up gain, in dB: how much louder (or softer) the evened-out voice comes out.
     public var compressorMakeupDB: Float = 6
     /// speexdsp's noise suppression and automatic gain control (off by default:
-    /// it changes the sound and adds 10 ms). The chain needs the node itself to
+    /// it changes the sound and adds 20 ms). The chain needs the node itself to
     /// have been built for it (see `VoiceChain.init`).
     public var voiceProcessing = false
 

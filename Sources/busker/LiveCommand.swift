@@ -13,9 +13,10 @@ enum LiveCommand {
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
     Mic → high-pass → [voice processing] → noise gate → compressor → bass →
-    treble → boost → reverb → mixer → limiter (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
-    volume 0.3 with the mic on; a terminal UI shows meters and every control
-    (space turns the mic off, q quits). Mono or stereo in, stereo out.
+    treble → boost → reverb → mixer → limiter (−1 dBFS) → speaker, at the
+    lowest latency the devices allow. Starts at volume 0.3 with the mic on;
+    a terminal UI shows meters and every control (space turns the mic off,
+    q quits). Mono or stereo in, stereo out.
 
     devices (ALSA PCM names, as in aplay -D; see busker devices):
       --device PCM           capture and playback on one PCM (default: default)
@@ -46,7 +47,7 @@ enum LiveCommand {
       --compressor           compressor (3:1 above −24 dB, soft knee) with make-up gain (key c)
       --makeup DB            the compressor's make-up gain, −12…24 dB (default 6)
       --voice-processing     speexdsp noise suppression and automatic gain control,
-                             adds 10 ms (key v)
+                             adds 20 ms (key v)
 
     files only:
       --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
@@ -175,7 +176,7 @@ enum LiveCommand {
     }
 
     /// The voice chain, with speexdsp's voice processing in it when the settings ask for it
-    /// (only then: it adds 10 ms, so it is not carried switched off).
+    /// (only then: it adds 20 ms, so it is not carried switched off).
     static func makeVoiceChain(inputChannelCount: Int, settings: VoiceSettings,
                                limiterLookaheadMilliseconds: Float = 1) throws -> VoiceChain {
         try VoiceChain(inputChannelCount: inputChannelCount, settings: settings,

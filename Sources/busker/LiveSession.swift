@@ -83,7 +83,7 @@ final class LiveSession {
         case .character("n"), .character("N"): s.noiseGate.toggle()
         case .character("c"), .character("C"): s.compressor.toggle()
         case .character("v"), .character("V"):
-            // Only when started with --voice-processing: the node (and its 10 ms) is not carried otherwise.
+            // Only when started with --voice-processing: the node (and its 20 ms) is not carried otherwise.
             guard chain.voiceProcessor != nil else { return true }
             s.voiceProcessing.toggle()
         case .character("m"), .character("M"):
