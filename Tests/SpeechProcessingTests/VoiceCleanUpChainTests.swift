@@ -69,4 +69,39 @@ final class VoiceCleanUpChainTests: XCTestCase {
         XCTAssertEqual(peak, chain.latencyFrames)
         engine.releaseAll()
     }
+
+    /// With every stage on, how the driver cuts the stream into blocks does not change the output.
+    func testFullChainOutputDoesNotDependOnBlockSize() throws {
+        var seed: UInt64 = 11
+        let input = (0..<48_000).map { i -> Float in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let noise = Float(Int32(truncatingIfNeeded: seed >> 32)) / Float(Int32.max)
+            let envelope = Float(pow(10, (-55 + 45 * (0.5 + 0.5 * sin(2 * .pi * 2 * Double(i) / 48_000))) / 20))
+            return envelope * noise
+        }
+        var outputs: [[Float]] = []
+        for block in [1, 64, 333] {
+            let chain = try VoiceChain(inputChannelCount: 1, settings: everythingOn(), voiceProcessor: VoiceProcessingNode())
+            let engine = RenderEngine()
+            engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 512)))
+            let inBuffer = AudioBuffer(channelCount: 1, capacity: block)
+            let outBuffer = AudioBuffer(channelCount: 2, capacity: block)
+            var out: [Float] = []
+            var offset = 0
+            while offset < input.count {
+                let n = min(block, input.count - offset)
+                for i in 0..<n { inBuffer[0][i] = input[offset + i] }
+                engine.render(input: inBuffer.block(frames: n), output: outBuffer.block(frames: n))
+                out.append(contentsOf: UnsafeBufferPointer(start: outBuffer[0], count: n))
+                offset += n
+            }
+            engine.releaseAll()
+            outputs.append(out)
+        }
+        for (k, other) in outputs.enumerated().dropFirst() {
+            let first = zip(outputs[0], other).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            XCTAssertNil(first, "block size \([1, 64, 333][k]) differs first at sample \(first ?? -1)")
+        }
+        XCTAssertGreaterThan(outputs[0].map(abs).max() ?? 0, 0.01, "sound came through")
+    }
 }
