@@ -29,8 +29,9 @@ import Synchronization
 /// the control thread.
 ///
 /// Switching (`isOn`) is an atomic read at each frame boundary; the frame at
-/// which it changes crossfades between the plain and the processed signal, so
-/// a switch never clicks. Off, the node is a delay line (a copy per block).
+/// which it changes crossfades between the plain and the processed signal, and
+/// switching on first primes speexdsp with the frame before, so a switch never
+/// clicks. Off, the node is a delay line (a copy per block).
 ///
 /// Voice activity detection and dereverberation stay off, at speexdsp's
 /// defaults (VAD only reports, and setting it prints a warning on stderr;
@@ -224,13 +225,15 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
         for c in 0..<channelCount {
             let raw = gathering + c * size, plain = previous + c * size, out = playing + c * size
             if on || was {
-                let samples = pcm
-                for i in 0..<size {
-                    // Round half away from zero by hand: `rounded()` drags in type metadata the checker refuses.
-                    let scaled = max(-32768, min(32767, raw[i] * 32768))
-                    samples[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+                let samples = pcm, state = states[c]
+                if on && !was {
+                    // Switched on: speexdsp last ran long ago, and its overlap-add would join that
+                    // old frame to this one. Run it once on the frame before (output discarded) so
+                    // the overlap it carries is the signal's own.
+                    toPCM(plain, samples, size)
+                    _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
                 }
-                let state = states[c]
+                toPCM(raw, samples, size)
                 _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
                 if on && was {
                     for i in 0..<size { out[i] = Float(samples[i]) * scale }
@@ -248,5 +251,16 @@ public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
             for i in 0..<size { plain[i] = raw[i] }
         }
         wasOn = on
+    }
+
+    /// Float samples to speexdsp's 16-bit ones, clamped, rounded half away from zero
+    /// (by hand: `rounded()` drags in type metadata the `@_noLocks` checker refuses).
+    /// - Realtime: safe. Arithmetic on preallocated buffers.
+    @_noLocks @inline(__always)
+    private func toPCM(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, _ count: Int) {
+        for i in 0..<count {
+            let scaled = max(-32768, min(32767, source[i] * 32768))
+            destination[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+        }
     }
 }

@@ -99,6 +99,35 @@ final class VoiceProcessingNodeTests: XCTestCase {
         }
     }
 
+    /// Switching while running crossfades over one frame: on a steady tone no
+    /// sample steps further than the tone itself moves between samples (a hard
+    /// switch between the plain and the processed signal would step by up to
+    /// their difference), and once off again the output is the input, delayed.
+    func testSwitchingCrossfadesWithoutAStep() {
+        let amplitude: Float = 0.1
+        let tone = (0..<96_000).map { amplitude * Float(sin(2 * Double.pi * 440 * Double($0) / Double(Self.rate))) }
+        let node = VoiceProcessingNode(isOn: false, automaticGainControl: false)
+        let harness = MonoRenderHarness(node: node, sampleRate: Double(Self.rate), maximumBlockSize: 64)
+        var out: [Float] = []
+        for (k, start) in stride(from: 0, to: tone.count, by: 24_000).enumerated() {
+            node.isOn = k % 2 == 1  // off, on, off, on: 0.5 s each
+            out += harness.run(Array(tone[start..<start + 24_000]), blockSize: 64)
+        }
+        let d = node.latencyFrames
+        let toneSlope = zip(tone, tone.dropFirst()).map { abs($1 - $0) }.max()!
+        let outSlope = zip(out, out.dropFirst()).map { abs($1 - $0) }.max()!
+        // The processed half second really differs from the tone (speexdsp works on it)…
+        let onPart = 24_000 + d + 4_800..<48_000
+        let difference = onPart.map { abs(out[$0] - tone[$0 - d]) }.max()!
+        print("voice processing switching: largest step \(outSlope) (the tone's own \(toneSlope)); processed differs by up to \(difference)")
+        XCTAssertGreaterThan(difference, 1e-3)
+        // …yet no switch steps.
+        XCTAssertLessThanOrEqual(outSlope, toneSlope * 1.05)
+        // Off again (third half second, after the crossfade frame): the input, delayed, exactly.
+        let offPart = 48_000 + d + 480..<72_000
+        XCTAssertTrue(offPart.allSatisfy { out[$0] == tone[$0 - d] })
+    }
+
     // MARK: Helpers
 
     private func loadVoice() throws -> [Float] {
