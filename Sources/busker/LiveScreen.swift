@@ -52,7 +52,8 @@ enum LiveScreen {
                      + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"
                      + "   reverb \(bold)\(Int(v.reverbPercent)) %\(reset) (\(v.room.rawValue))")
         lines.append("  gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)   compressor \(bold)\(v.compressor ? "on" : "off")\(reset)"
-                     + "   voice processing \(bold)\(v.voiceProcessing ? "on" : "off")\(reset)")
+                     + "   voice processing \(bold)\(v.voiceProcessing ? "on" : "off")\(reset)"
+                     + (s.cleanUpActivity.isEmpty ? "" : "   \(dim)\(s.cleanUpActivity)\(reset)"))
         lines.append("")
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("")

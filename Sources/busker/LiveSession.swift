@@ -102,7 +102,7 @@ final class LiveSession {
         let inMeter = chain.inputMeter, outMeter = chain.outputMeter
         let state = watch.state(of: driver)
         let g = driver.granted
-        return LiveStatus(
+        var status = LiveStatus(
             micOn: micOn, settings: settings,
             inputPeakDB: (0..<inMeter.channelCount).map { inMeter.reading(channel: $0).peakDB },
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
@@ -112,6 +112,11 @@ final class LiveSession {
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
             devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",
             seconds: Date().timeIntervalSince(started))
+        var activity: [String] = []
+        if settings.noiseGate { activity.append(chain.noiseGate.gateState == .closed ? "gate closed" : "gate open") }
+        if settings.compressor { activity.append(String(format: "compressor −%.1f dB", chain.compressor.gainReductionDB)) }
+        status.cleanUpActivity = activity.joined(separator: " · ")
+        return status
     }
 }
 

@@ -14,6 +14,8 @@ struct LiveStatus {
     var latency: String
     var devices: String
     var seconds: Double
+    /// What the clean-up stages are doing now ("gate closed · compressor −4.1 dB"), empty when all are off.
+    var cleanUpActivity = ""
 
     /// One line for `--no-tui`, printed every second.
     var statusLine: String {
