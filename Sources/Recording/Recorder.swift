@@ -101,7 +101,7 @@ public final class Recorder: @unchecked Sendable {
         if format.isWAV { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
         if format != .wavFloat { _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
         // The header is on disk before the first frame: a take killed at once is still a WAV.
-        _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
 
         let recorder = Recorder(path: path, format: format, sampleRate: sampleRate, channelCount: tap.channelCount,
                                 tap: tap, options: options)
