@@ -28,6 +28,8 @@ public final class Recorder: @unchecked Sendable {
         public var midiPath: String?
         /// Frames added to MIDI event positions: the chain's latency after the instruments.
         public var midiLatencyFrames = 0
+        /// Record exactly this many frames, then stop taking frames (`--duration`, an input file's length).
+        public var frameLimit: Int?
         /// Test hook: runs on the writer thread before each chunk is written (a slow disk).
         public var beforeEachWrite: (@Sendable () -> Void)?
         /// Test hook: the file takes this many frames, then every write fails as on a full disk.
@@ -108,7 +110,7 @@ public final class Recorder: @unchecked Sendable {
         // Leftovers of an earlier take (there should be none) are not this take's.
         recorder.discardStaleFrames()
         let file = OpenFile(handle: handle, fd: fd)
-        tap.arm(midiLatencyFrames: options.midiLatencyFrames)
+        tap.arm(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
         recorder.writer = RealtimeThread(name: "rec-writer") { recorder.writeLoop(file) }
         return recorder
     }
@@ -144,6 +146,9 @@ public final class Recorder: @unchecked Sendable {
                                droppedFrames: tap.droppedFrames, xruns: xrunTotal.load(ordering: .relaxed),
                                error: isFailed ? error.withLock { $0?.description } : nil)
     }
+
+    /// Whether the take has the frames `Options.frameLimit` asked for.
+    public var isComplete: Bool { tap.hasReachedLimit }
 
     /// Whether a write error stopped the take.
     public var hasFailed: Bool { failed.load(ordering: .acquiring) }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AudioCore
 import MIDI
 import Synchronization
@@ -24,6 +27,11 @@ import Synchronization
 /// later, so a note-on lines up with the sound it starts after the chain's latency.
 public final class RecordingTap: AudioNode, @unchecked Sendable {
     public let channelCount: Int
+    /// Offline only (the file driver, benchmarks): when the ring is full the
+    /// render thread waits for the writer instead of dropping frames, as the
+    /// offline driver's render thread already waits on its own rings. Never
+    /// on a live driver.
+    public let waitsForWriter: Bool
     /// Interleaved frames on their way to the writer. Producer: the audio thread.
     public let ring: SampleRing
     /// Gaps, in order. Producer: the audio thread.
@@ -48,6 +56,10 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     private let openGapLength = Atomic<Int>(0)
     /// Frames added to MIDI event positions (the chain's latency). Set before a take.
     private let midiLatency = Atomic<Int>(0)
+    /// The take's length when it has one (`--duration`, a file's length), 0 for none.
+    private let frameLimit = Atomic<Int>(0)
+    /// Set by the audio thread once the take has its `frameLimit` frames.
+    private let limitReached = Atomic<Bool>(false)
 
     // MARK: Audio thread only
     private var armed = false
@@ -68,9 +80,10 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     ///   - midiEvents: the scheduler's event buffer, to record MIDI alongside audio.
     /// - Realtime: unsafe (allocates). Control thread.
     public init(name: String = "recording tap", channelCount: Int, sampleRate: Double, ringSeconds: Double = 4,
-                midiEvents: MIDIEventBuffer? = nil) {
+                midiEvents: MIDIEventBuffer? = nil, waitsForWriter: Bool = false) {
         precondition(channelCount > 0 && sampleRate > 0 && ringSeconds > 0)
         self.channelCount = channelCount
+        self.waitsForWriter = waitsForWriter
         ring = SampleRing(capacity: max(4096, Int(ringSeconds * sampleRate)) * channelCount)
         gaps = SPSCQueue(capacity: 1024)
         self.midiEvents = midiEvents
@@ -102,8 +115,11 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
 
     /// Starts a take at the next block. Frames-seen and drop counts restart.
     /// - Realtime: safe, but meant for the control thread.
-    public func arm(midiLatencyFrames: Int = 0) {
+    /// - Parameter frameLimit: record this many frames and no more (0: until disarmed).
+    public func arm(midiLatencyFrames: Int = 0, frameLimit: Int = 0) {
         midiLatency.store(midiLatencyFrames, ordering: .relaxed)
+        self.frameLimit.store(max(0, frameLimit), ordering: .relaxed)
+        limitReached.store(false, ordering: .relaxed)
         armRequest.store(true, ordering: .releasing)
     }
 
@@ -115,6 +131,8 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     public var isRecordingOnAudioThread: Bool { armAcknowledged.load(ordering: .acquiring) }
     /// Whether a take is requested.
     public var isArmed: Bool { armRequest.load(ordering: .relaxed) }
+    /// Whether the take has all the frames its limit asked for.
+    public var hasReachedLimit: Bool { limitReached.load(ordering: .acquiring) }
     /// Frames of the current (or last) take the tap has seen, dropped ones included.
     public var framesSeen: Int { framesSeenCount.load(ordering: .acquiring) }
     /// Frames of the current (or last) take dropped because the ring was full.
@@ -146,7 +164,7 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     }
 
     /// - Realtime: safe.
-    private func recordIfArmed(_ block: AudioBlock, frames: Int) {
+    private func recordIfArmed(_ block: AudioBlock, frames blockFrames: Int) {
         let wanted = armRequest.load(ordering: .acquiring)
         if wanted != armed {
             armed = wanted
@@ -161,11 +179,21 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
             }
             armAcknowledged.store(wanted, ordering: .releasing)
         }
-        guard armed, let scratch, frames <= scratchFrames else { return }
+        guard armed, let scratch, blockFrames <= scratchFrames else { return }
+        var frames = blockFrames
+        let limit = frameLimit.load(ordering: .relaxed)
+        if limit > 0 {
+            frames = min(frames, limit - takeFrame)
+            if frames <= 0 {
+                limitReached.store(true, ordering: .releasing)
+                return
+            }
+        }
         if let midiEvents, let midiQueue {
             let latency = midiLatency.load(ordering: .relaxed)
             for i in 0..<midiEvents.count {
                 let event = midiEvents[i]
+                if event.offset >= frames { break }
                 if !midiQueue.push(RecordedMIDIEvent(frame: takeFrame + event.offset + latency, message: event.message)) {
                     droppedMIDICount.add(1, ordering: .relaxed)
                 }
@@ -180,6 +208,11 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
             } else {
                 writable = false
             }
+        }
+        if waitsForWriter {
+            // Offline: wait for room (the writer disarms the tap if it gives up).
+            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+            while ring.availableToWrite / ch < frames && armRequest.load(ordering: .relaxed) { nanosleep(&pause, nil) }
         }
         var written = 0
         if writable {
@@ -203,5 +236,6 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
         openGapLength.store(gapLength, ordering: .releasing)
         takeFrame += frames
         framesSeenCount.store(takeFrame, ordering: .releasing)
+        if limit > 0 && takeFrame >= limit { limitReached.store(true, ordering: .releasing) }
     }
 }

@@ -14,6 +14,8 @@ struct LiveStatus {
     var latency: String
     var devices: String
     var seconds: Double
+    /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
+    var recording: String? = nil
 
     /// One line for `--no-tui`, printed every second.
     var statusLine: String {
@@ -23,6 +25,7 @@ struct LiveStatus {
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (recording.map { " · \($0)" } ?? "")
     }
 }
 
