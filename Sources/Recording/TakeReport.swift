@@ -32,6 +32,7 @@ public struct TakeReport: Sendable {
         }
         if !xrunFrames.isEmpty { text += "; \(xrunFrames.count) xrun(s)" }
         if droppedMIDIEvents > 0 { text += "; \(droppedMIDIEvents) MIDI events lost" }
+        if let error { text += "; STOPPED EARLY: \(error)" }
         if let logPath { text += "; see \(logPath)" }
         return text
     }

@@ -1,0 +1,216 @@
+import FileIO
+import Foundation
+import RenderTestSupport
+import XCTest
+
+/// `busker record`, `busker repair` and `--record` from the outside: one-line
+/// errors before any audio starts, a bit-exact offline take, and on the
+/// virtual sound card a `kill -9` mid-take and a file-size limit mid-take.
+final class RecordCommandTests: XCTestCase {
+    private var folder = ""
+    private let voice = "/usr/share/sounds/alsa/Front_Center.wav"
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-rec-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+
+    // MARK: Bad input: one line, nothing recorded, nothing started
+
+    func testBadRecordingRequestsAreOneLineErrors() throws {
+        let existing = folder + "/taken.wav"
+        XCTAssertTrue(FileManager.default.createFile(atPath: existing, contents: Data("keep".utf8)))
+        let unwritable = getuid() == 0 ? "/sys" : folder + "/locked"
+        if getuid() != 0 {
+            try FileManager.default.createDirectory(atPath: unwritable, withIntermediateDirectories: true)
+            chmod(unwritable, 0o500)
+        }
+        defer { chmod(folder + "/locked", 0o700) }
+        let input = "file:\(voice)"
+        assertOneLineError(try runBusker(["record", folder + "/a.wav", "--input", input, "--format", "mp3"]), status: 2, mentioning: "unknown recording format 'mp3'")
+        assertOneLineError(try runBusker(["record", existing, "--input", input]), status: 1, mentioning: "'\(existing)' already exists (use --force")
+        XCTAssertEqual(try String(contentsOfFile: existing, encoding: .utf8), "keep", "never overwritten")
+        assertOneLineError(try runBusker(["record", unwritable + "/a.wav", "--input", input]), status: 1, mentioning: "cannot record into '\(unwritable)'")
+        assertOneLineError(try runBusker(["record", folder + "/no/such/a.wav", "--input", input]), status: 1, mentioning: "no such folder")
+        assertOneLineError(try runBusker(["record", folder + "/a.flac", "--format", "wav16", "--input", input]), status: 2, mentioning: "names a .flac file")
+        assertOneLineError(try runBusker(["record", folder + "/a.mp3", "--input", input]), status: 2, mentioning: "records .wav, .flac or .ogg")
+        assertOneLineError(try runBusker(["record", folder + "/a.wav", "--duration", "-1", "--input", input]), status: 2, mentioning: "--duration")
+        // busker live and play check the take before any device opens: the same lines, whatever the devices.
+        assertOneLineError(try runBusker(["live", "--no-tui", "--record", existing]), status: 1, mentioning: "already exists")
+        assertOneLineError(try runBusker(["live", "--no-tui", "--record", unwritable + "/take.wav"]), status: 1, mentioning: "cannot record into")
+        assertOneLineError(try runBusker(["live", "--no-tui", "--record", "--record-format", "aiff"]), status: 2, mentioning: "unknown recording format 'aiff'")
+        assertOneLineError(try runBusker(["play", "--no-tui", "--record=\(existing)"]), status: 1, mentioning: "already exists")
+        assertOneLineError(try runBusker(["live", "--input", input, "--output", "file:\(folder)/o.wav", "--record"]), status: 2, mentioning: "--record is for devices")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "taken.wav" && $0 != "locked" }, [],
+                       "no take was started")
+    }
+
+    func testRepairErrorsAreOneLine() throws {
+        let notWAV = folder + "/song.txt"
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: notWAV))
+        assertOneLineError(try runBusker(["repair", notWAV]), status: 1, mentioning: "not a WAV file")
+        assertOneLineError(try runBusker(["repair", folder + "/missing.wav"]), status: 1, mentioning: "cannot repair")
+        assertOneLineError(try runBusker(["repair"]), status: 2, mentioning: "repair needs a WAV file")
+    }
+
+    // MARK: Offline
+
+    func testRecordingAFileIsBitExact() throws {
+        let take = folder + "/voice.wav"
+        let r = try runBusker(["record", take, "--input", "file:\(voice)", "--format", "wav16"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("recorded \(take)"), r.stdout)
+        let source = try SoundFileReader(path: voice), copy = try SoundFileReader(path: take)
+        XCTAssertEqual(copy.frameCount, source.frameCount, "as long as the input, no tail")
+        XCTAssertEqual(copy.sampleRate, source.sampleRate)
+        XCTAssertEqual(try copy.readAll(), try source.readAll(), "16-bit in, 16-bit out: every sample")
+    }
+
+    // MARK: In real time, on the virtual sound card
+
+    /// Starts busker with `arguments` under the virtual sound card's ALSA configuration.
+    private func startBusker(_ arguments: [String], card: VirtualSoundCardFixture, fileSizeLimitKiB: Int? = nil) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        if let limit = fileSizeLimitKiB {
+            // bash's ulimit -f counts 1024-byte blocks; busker ignores SIGXFSZ itself.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -f \(limit); exec \"$0\" \"$@\"", buskerPath] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: buskerPath)
+            process.arguments = arguments
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Reads status lines until one says at least `frames` frames were recorded
+    /// (bounded: 60 s). Returns everything read and the last frame count seen.
+    private func readUntilRecorded(_ frames: Int, from pipe: Pipe, process: Process) -> (text: String, recorded: Int) {
+        var text = ""
+        var recorded = 0
+        let deadline = Date().addingTimeInterval(60)
+        while recorded < frames && Date() < deadline && process.isRunning {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            recorded = Self.lastFrameCount(in: text) ?? recorded
+        }
+        return (text, recorded)
+    }
+
+    /// The frame count of the last complete status line ("… 144128 frames …").
+    static func lastFrameCount(in text: String) -> Int? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        for line in lines.reversed() {
+            let words = line.split(separator: " ")
+            if let i = words.firstIndex(of: "frames"), i > 0, let n = Int(words[i - 1]) { return n }
+        }
+        return nil
+    }
+
+    private func framesLibsndfileReads(_ path: String) -> Int {
+        guard let reader = try? SoundFileReader(path: path) else { return -1 }
+        return Int(reader.frameCount)
+    }
+
+    private func soxiSamples(_ path: String) throws -> Int? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/soxi") else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
+        p.arguments = ["-s", path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// kill -9 after about three seconds: libsndfile and sox read a WAV at
+    /// least as long as what busker had reported recorded, minus one second;
+    /// busker repair then restores every whole frame that reached the file.
+    func testKillNineLeavesAPlayableWAVAndRepairRestoresTheRest() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-rec-kill")
+        defer { try? card.stop() }
+        let take = folder + "/killed.wav"
+        let (process, out, _) = try startBusker(["record", take, "--input", "busker_in"], card: card)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let (text, recorded) = readUntilRecorded(3 * 48000, from: out, process: process)
+        XCTAssertGreaterThanOrEqual(recorded, 3 * 48000, "busker record reported three seconds: \(text)")
+        XCTAssertEqual(kill(process.processIdentifier, SIGKILL), 0)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+
+        let afterKill = framesLibsndfileReads(take)
+        XCTAssertGreaterThanOrEqual(afterKill, recorded - 48000, "libsndfile: \(afterKill) frames, \(recorded) reported recorded")
+        if let sox = try soxiSamples(take) {
+            XCTAssertEqual(sox, afterKill, "sox reads what libsndfile reads")
+        }
+        let repair = try runBusker(["repair", take])
+        XCTAssertEqual(repair.status, 0, repair.stderr)
+        let repaired = framesLibsndfileReads(take)
+        XCTAssertGreaterThanOrEqual(repaired, afterKill)
+        XCTAssertGreaterThanOrEqual(repaired, recorded - 48000)
+        // Every whole frame on disk is in the repaired file: 2 channels × 3 bytes.
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: take)[.size] as? Int)
+        XCTAssertLessThan(size - repaired * 6, 200, "only the header (and a pad byte) besides the frames")
+        print("kill -9 after \(recorded) frames reported: the header said \(afterKill) frames; repaired: \(repaired) frames")
+    }
+
+    /// A file-size limit (ulimit -f, as a full disk would) mid-take: the take
+    /// stops with the reason in one line, busker live goes on playing (its
+    /// status lines keep coming, state running), and the file is valid with
+    /// every whole frame written before the limit.
+    func testAFileSizeLimitStopsTheTakeButNotTheLiveAudio() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-rec-full")
+        defer { try? card.stop() }
+        let take = folder + "/full.wav"
+        let limitKiB = 300  // about one second of 48 kHz stereo 24-bit
+        let (process, out, err) = try startBusker(["live", "--input", "busker_in", "--output", "busker_out", "--no-tui", "--record", take],
+                                                  card: card, fileSizeLimitKiB: limitKiB)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Wait for the failure to show on the status line, then for two more status lines.
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        var linesAfterFailure = 0
+        while linesAfterFailure < 3 && Date() < deadline && process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            linesAfterFailure = text.split(separator: "\n").filter { $0.contains("REC FAILED") }.count
+        }
+        XCTAssertGreaterThanOrEqual(linesAfterFailure, 3, text)
+        let failedLines = text.split(separator: "\n").filter { $0.contains("REC FAILED") }
+        XCTAssertTrue(failedLines.allSatisfy { $0.contains("] running mic ON") }, "the live audio goes on: \(failedLines)")
+        XCTAssertTrue(failedLines.allSatisfy { $0.contains("File too large") }, "\(failedLines)")
+        process.interrupt()
+        process.waitUntilExit()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 1, "a take stopped early: \(errors)")
+        let errorLines = errors.split(separator: "\n")
+        XCTAssertEqual(errorLines.count, 2, errors)
+        XCTAssertTrue(errorLines.first?.contains("recording stopped: writing '\(take)' failed: File too large") ?? false, errors)
+        XCTAssertTrue(errorLines.last?.hasPrefix("busker: a take stopped early") ?? false, errors)
+        XCTAssertTrue(text.contains("stopped by SIGINT"), text)
+
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: take)[.size] as? Int)
+        XCTAssertLessThanOrEqual(size, limitKiB * 1024)
+        let frames = framesLibsndfileReads(take)
+        XCTAssertGreaterThan(frames, 0)
+        XCTAssertLessThan(size - frames * 6, 200, "the header counts every whole frame in the file")
+        if let sox = try soxiSamples(take) { XCTAssertEqual(sox, frames) }
+        let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
+        XCTAssertTrue(log.contains("recording stopped at") && log.contains("File too large"), log)
+        print("file-size limit \(limitKiB) KiB: the take stopped at \(frames) frames (\(size) bytes); the audio went on")
+    }
+}
