@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import MIDI
 import RenderTestSupport
 import XCTest
 
@@ -212,5 +213,57 @@ final class RecordCommandTests: XCTestCase {
         let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
         XCTAssertTrue(log.contains("recording stopped at") && log.contains("File too large"), log)
         print("file-size limit \(limitKiB) KiB: the take stopped at \(frames) frames (\(size) bytes); the audio went on")
+    }
+
+    /// busker play --record over a short song on the virtual sound card: the
+    /// take and its MIDI file share one timeline. Each note-on in TAKE.mid is
+    /// where its sound starts in TAKE.wav (FluidSynth starts notes on its
+    /// 64-frame grid, and a piano needs a moment to pass −60 dBFS), and the
+    /// notes keep the song's spacing exactly.
+    func testPlayRecordsTheMIDIAlongsideTheAudio() throws {
+        let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed (timgm6mb-soundfont)")
+        let card = try VirtualSoundCardFixture(name: "busker-rec-play")
+        defer { try? card.stop() }
+        // 480 ticks a quarter at 120 BPM: C4 at 0.5 s for 0.5 s, E4 at 1.25 s for 0.5 s.
+        var track: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20]
+        track += [0x83, 0x60, 0x90, 60, 100, 0x83, 0x60, 0x80, 60, 0, 0x81, 0x70, 0x90, 64, 100, 0x83, 0x60, 0x80, 64, 0, 0x00, 0xFF, 0x2F, 0x00]
+        let song = folder + "/song.mid"
+        try Data(Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0] + Array("MTrk".utf8)
+                 + [0, 0, 0, UInt8(track.count)] + track).write(to: URL(fileURLWithPath: song))
+        let take = folder + "/played.wav"
+        let (process, out, err) = try startBusker(["play", song, "--no-tui", "--output", "busker_out", "--midi", "none",
+                                                   "--soundfont", font, "--no-drums", "--record", take], card: card)
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertTrue(text.contains("the song ended"), text)
+
+        let midiPath = folder + "/played.mid"
+        let file = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: midiPath))))
+        var noteOns: [Int] = []
+        for event in file.timedEvents(ofTrack: 0) {
+            if case .message(.noteOn(_, _, let velocity)) = event.kind, velocity > 0 { noteOns.append(Int((event.seconds * 48000).rounded())) }
+        }
+        XCTAssertEqual(noteOns.count, 2, "\(file)")
+        guard noteOns.count == 2 else { return }
+        XCTAssertEqual(Double(noteOns[1] - noteOns[0]), 0.75 * 48000, accuracy: 25, "the song's spacing, to a tick")
+
+        let audio = try SoundFileReader(path: take).readAll()  // stereo, interleaved
+        func onset(after frame: Int) -> Int? {
+            var i = frame
+            while i * 2 + 1 < audio.count {
+                if abs(audio[i * 2]) > 1e-3 { return i }
+                i += 1
+            }
+            return nil
+        }
+        let first = try XCTUnwrap(onset(after: 0), "the take holds the song")
+        XCTAssertGreaterThanOrEqual(first - noteOns[0], 0, "the sound starts after its note-on, never before")
+        XCTAssertLessThanOrEqual(first - noteOns[0], 256, "and within 5.3 ms of it")
+        print("play --record: note-on at frame \(noteOns[0]) in the MIDI file, sound from frame \(first) in the WAV (\(first - noteOns[0]) frames later)")
     }
 }
