@@ -30,6 +30,8 @@ public final class Recorder: @unchecked Sendable {
         public var midiLatencyFrames = 0
         /// Record exactly this many frames, then stop taking frames (`--duration`, an input file's length).
         public var frameLimit: Int?
+        /// Leave the tap's switch alone: another recorder on the same switch starts the take.
+        public var startsTake = true
         /// Test hook: runs on the writer thread before each chunk is written (a slow disk).
         public var beforeEachWrite: (@Sendable () -> Void)?
         /// Test hook: the file takes this many frames, then every write fails as on a full disk.
@@ -110,7 +112,11 @@ public final class Recorder: @unchecked Sendable {
         // Leftovers of an earlier take (there should be none) are not this take's.
         recorder.discardStaleFrames()
         let file = OpenFile(handle: handle, fd: fd)
-        tap.arm(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
+        if options.startsTake {
+            tap.arm(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
+        } else {
+            tap.prepareTake(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
+        }
         recorder.writer = RealtimeThread(name: "rec-writer") { recorder.writeLoop(file) }
         return recorder
     }

@@ -40,8 +40,9 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     let midiQueue: SPSCQueue<RecordedMIDIEvent>?
 
     // MARK: Shared (atomics)
-    /// What the control thread wants: record or not.
-    private let armRequest = Atomic<Bool>(false)
+    /// What the control thread wants: record or not. Shared by taps that must
+    /// start and stop on the same block (a master and its stems).
+    public let recordSwitch: RecordingSwitch
     /// What the audio thread last acted on: once it reads false, the audio
     /// thread has written its last frame of the take into the ring.
     private let armAcknowledged = Atomic<Bool>(false)
@@ -63,6 +64,8 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
 
     // MARK: Audio thread only
     private var armed = false
+    /// Blocks rendered, for the switch's once-a-block latch.
+    private var blockIndex = 0
     private var takeFrame = 0
     private var gapStart = 0
     private var gapLength = 0
@@ -80,10 +83,11 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     ///   - midiEvents: the scheduler's event buffer, to record MIDI alongside audio.
     /// - Realtime: unsafe (allocates). Control thread.
     public init(name: String = "recording tap", channelCount: Int, sampleRate: Double, ringSeconds: Double = 4,
-                midiEvents: MIDIEventBuffer? = nil, waitsForWriter: Bool = false) {
+                midiEvents: MIDIEventBuffer? = nil, waitsForWriter: Bool = false, recordSwitch: RecordingSwitch = RecordingSwitch()) {
         precondition(channelCount > 0 && sampleRate > 0 && ringSeconds > 0)
         self.channelCount = channelCount
         self.waitsForWriter = waitsForWriter
+        self.recordSwitch = recordSwitch
         ring = SampleRing(capacity: max(4096, Int(ringSeconds * sampleRate)) * channelCount)
         gaps = SPSCQueue(capacity: 1024)
         self.midiEvents = midiEvents
@@ -117,20 +121,25 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     /// - Realtime: safe, but meant for the control thread.
     /// - Parameter frameLimit: record this many frames and no more (0: until disarmed).
     public func arm(midiLatencyFrames: Int = 0, frameLimit: Int = 0) {
+        prepareTake(midiLatencyFrames: midiLatencyFrames, frameLimit: frameLimit)
+        recordSwitch.set(true)
+    }
+
+    /// Sets a take's parameters without starting it (the shared switch will).
+    public func prepareTake(midiLatencyFrames: Int = 0, frameLimit: Int = 0) {
         midiLatency.store(midiLatencyFrames, ordering: .relaxed)
         self.frameLimit.store(max(0, frameLimit), ordering: .relaxed)
         limitReached.store(false, ordering: .relaxed)
-        armRequest.store(true, ordering: .releasing)
     }
 
-    /// Ends the take at the next block.
-    public func disarm() { armRequest.store(false, ordering: .releasing) }
+    /// Ends the take at the next block (of every tap on the same switch).
+    public func disarm() { recordSwitch.set(false) }
 
     /// Whether the audio thread has acted on the last `disarm` (or never armed):
     /// after this reads false no more frames of the take reach the ring.
     public var isRecordingOnAudioThread: Bool { armAcknowledged.load(ordering: .acquiring) }
     /// Whether a take is requested.
-    public var isArmed: Bool { armRequest.load(ordering: .relaxed) }
+    public var isArmed: Bool { recordSwitch.isOn }
     /// Whether the take has all the frames its limit asked for.
     public var hasReachedLimit: Bool { limitReached.load(ordering: .acquiring) }
     /// Frames of the current (or last) take the tap has seen, dropped ones included.
@@ -165,7 +174,8 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
 
     /// - Realtime: safe.
     private func recordIfArmed(_ block: AudioBlock, frames blockFrames: Int) {
-        let wanted = armRequest.load(ordering: .acquiring)
+        let wanted = recordSwitch.state(forBlock: blockIndex)
+        blockIndex &+= 1
         if wanted != armed {
             armed = wanted
             if wanted {
@@ -212,7 +222,7 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
         if waitsForWriter {
             // Offline: wait for room (the writer disarms the tap if it gives up).
             var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
-            while ring.availableToWrite / ch < frames && armRequest.load(ordering: .relaxed) { nanosleep(&pause, nil) }
+            while ring.availableToWrite / ch < frames && recordSwitch.isOn { nanosleep(&pause, nil) }
         }
         var written = 0
         if writable {

@@ -67,7 +67,7 @@ enum LiveCommand {
             guard let input, let output, inputIsFile, outputIsFile, args.string("device") == nil else {
                 throw CommandLineError.usage("file: endpoints go together: --input file:IN.wav --output file:OUT.wav")
             }
-            if recording.enabled || recording.force {
+            if recording.enabled || recording.force || recording.stems {
                 throw CommandLineError.usage("--record is for devices; with file: endpoints the output file is the recording")
             }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
@@ -133,6 +133,13 @@ enum LiveCommand {
         // The recording tap ends the chain: a take holds exactly what the speaker gets.
         let tap = TakeControl.makeTap(channels: 2, sampleRate: Double(driver.granted.sampleRate))
         try tap.install(atEndOf: chain.graph)
+        // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
+        var stems: [TakeControl.Stem] = []
+        if recording.stems {
+            let dry = TakeControl.makeTap(channels: driver.granted.capture?.channels ?? 1, sampleRate: Double(driver.granted.sampleRate), sharing: tap)
+            try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
+            stems.append((name: "mic", tap: dry))
+        }
         engine.install(try chain.compile(spec: driver.processSpec))
         do {
             try driver.start(engine: engine)
@@ -140,6 +147,7 @@ enum LiveCommand {
             throw CommandLineError.runtime(error.description)
         }
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
+        takes.stems = stems
         if firstTake != nil {
             do {
                 try takes.start()

@@ -78,6 +78,7 @@ enum PlayCommand {
 
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
+        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         let sources = try MIDISources(args: args)
         StopSignals.install()
         let driver: DuplexDriver

@@ -48,6 +48,7 @@ enum RecordCommand {
                              else ~/Music/Busker, with a dated name; --record=PATH is never ambiguous)
       --record-format FMT    \\(RecordingFormat.names) (default wav24)
       --force                overwrite the --record PATH if it exists
+      --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav
     """
 
     static func run(_ arguments: [String]) throws {

@@ -14,6 +14,8 @@ struct RecordingRequest {
     var path: String?
     var format: RecordingFormat = .wav24
     var force = false
+    /// `--stems`: also record the dry input (busker live's mic) next to each take.
+    var stems = false
 
     static let midiExtensions: Set<String> = ["mid", "midi", "kar", "rmi", "smf"]
 
@@ -51,6 +53,10 @@ struct RecordingRequest {
             }
             if arg == "--force" {
                 request.force = true
+                continue
+            }
+            if arg == "--stems" {
+                request.stems = true
                 continue
             }
             var matched = false

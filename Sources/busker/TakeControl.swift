@@ -15,6 +15,11 @@ final class TakeControl {
     private let recordsMIDI: Bool
     private let midiLatencyFrames: Int
     private(set) var recorder: Recorder?
+    /// Stems: taps elsewhere in the graph (the dry mic), each recorded next to
+    /// the take as `TAKE-NAME.wav`, started and stopped with it.
+    typealias Stem = (name: String, tap: RecordingTap)
+    var stems: [Stem] = []
+    private var stemRecorders: [Recorder] = []
     private(set) var reports: [TakeReport] = []
     /// The last thing worth telling about takes (a summary, an error), for the screen.
     private(set) var message: String?
@@ -35,8 +40,10 @@ final class TakeControl {
     }
 
     /// A tap for the end of a chain with `channels` output channels.
-    static func makeTap(channels: Int, sampleRate: Double, midiEvents: MIDIEventBuffer? = nil) -> RecordingTap {
-        RecordingTap(channelCount: channels, sampleRate: sampleRate, ringSeconds: 4, midiEvents: midiEvents)
+    /// - Parameter sharing: a tap whose record switch this one shares (stems start and stop with their master).
+    static func makeTap(channels: Int, sampleRate: Double, midiEvents: MIDIEventBuffer? = nil, sharing: RecordingTap? = nil) -> RecordingTap {
+        RecordingTap(channelCount: channels, sampleRate: sampleRate, ringSeconds: 4, midiEvents: midiEvents,
+                     recordSwitch: sharing?.recordSwitch ?? RecordingSwitch())
     }
 
     var isRecording: Bool { recorder != nil }
@@ -57,11 +64,31 @@ final class TakeControl {
             }
             path = try TakeLocation.resolve(explicit: folder.map { $0.isEmpty ? "." : $0 }, format: request.format, force: false)
         }
+        // Stems first, their switch left alone: the master's start arms them all on one block.
+        for stem in stems {
+            let stemPath = (path as NSString).deletingPathExtension + "-\(stem.name)." + request.format.fileExtension
+            var stemOptions = Recorder.Options()
+            stemOptions.startsTake = false
+            do {
+                stemRecorders.append(try Recorder.start(tap: stem.tap, path: stemPath, format: request.format, sampleRate: sampleRate,
+                                                        force: nextPath != nil && request.force, options: stemOptions))
+            } catch {
+                for stem in stemRecorders { stem.stop() }
+                stemRecorders = []
+                throw error
+            }
+        }
         var options = Recorder.Options()
         if recordsMIDI { options.midiPath = (path as NSString).deletingPathExtension + ".mid" }
         options.midiLatencyFrames = midiLatencyFrames
-        recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: sampleRate,
-                                      force: nextPath != nil && request.force, options: options)
+        do {
+            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: sampleRate,
+                                          force: nextPath != nil && request.force, options: options)
+        } catch {
+            for stem in stemRecorders { stem.stop() }
+            stemRecorders = []
+            throw error
+        }
         nextPath = nil
         failureShown = false
         message = nil
@@ -87,6 +114,12 @@ final class TakeControl {
         let report = recorder.stop(audioHasStopped: audioHasStopped)
         self.recorder = nil
         reports.append(report)
+        for stem in stemRecorders {
+            let stemReport = stem.stop(audioHasStopped: audioHasStopped)
+            reports.append(stemReport)
+            if let error = stemReport.error { failures.append(error.description) }
+        }
+        stemRecorders = []
         if let error = report.error {
             failures.append(error.description)
             message = "REC FAILED: \(error) (\(String(format: "%.1f", report.seconds)) s kept)"
@@ -101,6 +134,11 @@ final class TakeControl {
     func poll(xruns: Int) -> String? {
         guard let recorder else { return nil }
         recorder.followXruns(total: xruns)
+        for stem in stemRecorders { stem.followXruns(total: xruns) }
+        if let failedStem = stemRecorders.first(where: { $0.hasFailed }), !failureShown {
+            failureShown = true
+            return "recording the stem \(failedStem.path) stopped: \(failedStem.status.error ?? "write error"); the audio goes on"
+        }
         if recorder.hasFailed && !failureShown {
             failureShown = true
             let status = recorder.status

@@ -20,7 +20,7 @@ final class TakeLocationTests: XCTestCase {
         let date = try XCTUnwrap(Calendar.current.date(from: parts))
         let first = try TakeLocation.resolve(explicit: nil, format: .wav24, force: false, date: date, environment: env)
         XCTAssertEqual(first, folder + "/music/Busker/busker-2026-12-01-103012.wav")
-        FileManager.default.createFile(atPath: first, contents: Data("keep".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: first, contents: Data("keep".utf8)))
         let second = try TakeLocation.resolve(explicit: nil, format: .wav24, force: false, date: date, environment: env)
         XCTAssertEqual(second, folder + "/music/Busker/busker-2026-12-01-103012-2.wav")
         XCTAssertEqual(try String(contentsOfFile: first, encoding: .utf8), "keep")
@@ -31,7 +31,7 @@ final class TakeLocationTests: XCTestCase {
 
     func testAnExplicitExistingFileNeedsForce() throws {
         let path = folder + "/take.wav"
-        FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("keep".utf8)))
         XCTAssertThrowsError(try TakeLocation.resolve(explicit: path, format: .wav24, force: false)) { error in
             XCTAssertEqual(error as? RecordingError, .exists(path: path))
             XCTAssertTrue("\(error)".contains("--force"))
