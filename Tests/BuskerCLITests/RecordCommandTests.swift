@@ -266,4 +266,22 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(first - noteOns[0], 256, "and within 5.3 ms of it")
         print("play --record: note-on at frame \(noteOns[0]) in the MIDI file, sound from frame \(first) in the WAV (\(first - noteOns[0]) frames later)")
     }
+
+    /// busker live --record --stems: the master and the dry mic stem have the same length (one switch, one block).
+    func testLiveStemsStartAndStopWithTheMaster() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-rec-stems")
+        defer { try? card.stop() }
+        let take = folder + "/stems.wav"
+        let (process, out, err) = try startBusker(["live", "--input", "busker_in", "--output", "busker_out", "--no-tui", "--record", take, "--stems"],
+                                                  card: card)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let (text, recorded) = readUntilRecorded(48000, from: out, process: process)
+        XCTAssertGreaterThanOrEqual(recorded, 48000, text)
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let master = framesLibsndfileReads(take), mic = framesLibsndfileReads(folder + "/stems-mic.wav")
+        XCTAssertGreaterThanOrEqual(master, recorded)
+        XCTAssertEqual(mic, master, "the stem starts and stops with the master")
+    }
 }
