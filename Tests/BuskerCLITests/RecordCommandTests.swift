@@ -284,4 +284,56 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(master, recorded)
         XCTAssertEqual(mic, master, "the stem starts and stops with the master")
     }
+
+    /// Ctrl-R on busker live's screen (in a pseudo-terminal, through script(1))
+    /// when the music folder cannot be created: the screen says why, the live
+    /// audio goes on (the state stays running), and q still quits cleanly.
+    func testACtrlRTakeThatCannotStartLeavesTheAudioRunning() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed (bsdutils)")
+        let card = try VirtualSoundCardFixture(name: "busker-rec-key")
+        defer { try? card.stop() }
+        let unwritable = getuid() == 0 ? "/sys/busker-music" : folder + "/locked/music"
+        if getuid() != 0 {
+            try FileManager.default.createDirectory(atPath: folder + "/locked", withIntermediateDirectories: true)
+            chmod(folder + "/locked", 0o500)
+        }
+        defer { chmod(folder + "/locked", 0o700) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfc", "\(buskerPath) live --input busker_in --output busker_out", "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        environment["XDG_MUSIC_DIR"] = unwritable
+        environment["TERM"] = "xterm"
+        process.environment = environment
+        let keys = Pipe(), screen = Pipe()
+        process.standardInput = keys
+        process.standardOutput = screen
+        process.standardError = screen
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func readScreen(until text: String, after start: String.Index? = nil, into buffer: inout String) -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline && process.isRunning {
+                if let from = start ?? buffer.startIndex as String.Index?, buffer[from...].contains(text) { return true }
+                let chunk = screen.fileHandleForReading.availableData
+                if chunk.isEmpty { return false }
+                buffer += String(decoding: chunk, as: UTF8.self)
+            }
+            return buffer.contains(text)
+        }
+        var buffer = ""
+        XCTAssertTrue(readScreen(until: "state running", into: &buffer), "the live screen came up: \(buffer.suffix(500))")
+        keys.fileHandleForWriting.write(Data([0x12]))  // Ctrl-R
+        XCTAssertTrue(readScreen(until: "cannot record: cannot record into", into: &buffer), String(buffer.suffix(800)))
+        if let range = buffer.range(of: "cannot record: ") { print("Ctrl-R: " + buffer[range.lowerBound...].prefix(100)) }
+        let afterFailure = buffer.endIndex
+        usleep(300_000)
+        XCTAssertTrue(readScreen(until: "state running", after: afterFailure, into: &buffer), "redrawn, still running")
+        keys.fileHandleForWriting.write(Data("q".utf8))
+        process.waitUntilExit()
+        buffer += String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, String(buffer.suffix(500)))
+        XCTAssertTrue(buffer.contains("busker live: stopped (q)"), String(buffer.suffix(500)))
+    }
 }
