@@ -236,7 +236,7 @@ public final class Recorder: @unchecked Sendable {
             if done < n {
                 let reason = options.failAfterFrames != nil && done == allowed
                     ? "No space left on device (injected)"
-                    : SoundFileReaderReason.clean(String(cString: sf_strerror(file.handle)))
+                    : SoundFileErrorText.clean(String(cString: sf_strerror(file.handle)))
                 fail(.writeFailed(path: path, reason: reason))
                 return false
             }
@@ -355,15 +355,5 @@ public final class Recorder: @unchecked Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-/// libsndfile's error strings say "System error : File too large."; keep the useful part.
-enum SoundFileReaderReason {
-    static func clean(_ text: String) -> String {
-        var t = text
-        if let range = t.range(of: "System error : ") { t = String(t[range.upperBound...]) }
-        while t.hasSuffix(".") || t.hasSuffix("\n") { t.removeLast() }
-        return t
     }
 }

@@ -166,7 +166,7 @@ enum LiveCommand {
         let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
         session.takes = takes
         let ending = session.run()
-        takes.stop()
+        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
         driver.stop()
         driver.close()
         engine.releaseAll()

@@ -135,7 +135,7 @@ enum PlayCommand {
         sources.stop()
         rig.scheduler.releaseAllNotes()
         usleep(50_000)
-        takes.stop()
+        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
         driver.stop()
         driver.close()
         engine.releaseAll()
