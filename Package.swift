@@ -52,6 +52,6 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "AudioCore", "FileIO", "MIDI", "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "AudioCore", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore", "RenderTestSupport"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore", "MIDI", "RenderTestSupport"]),
     ]
 )

@@ -32,6 +32,8 @@ enum LiveCommand {
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
                              (default 0 on devices: no added delay; 1 for files)
 
+    \(RecordCommand.sessionHelp)
+
     voice controls:
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
       --treble DB            high shelf at 6 kHz, −12…12 dB (default 0)
@@ -57,6 +59,7 @@ enum LiveCommand {
     """
 
     static func run(_ arguments: [String]) throws {
+        let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
                      "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead", "gate-threshold", "makeup"],
@@ -74,10 +77,13 @@ enum LiveCommand {
             guard let input, let output, inputIsFile, outputIsFile, args.string("device") == nil else {
                 throw CommandLineError.usage("file: endpoints go together: --input file:IN.wav --output file:OUT.wav")
             }
+            if recording.enabled || recording.force || recording.stems {
+                throw CommandLineError.usage("--record is for devices; with file: endpoints the output file is the recording")
+            }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
         } else {
-            if args.string("format") != nil { throw CommandLineError.usage("--format is for file: outputs") }
-            try runOnDevices(args: args, settings: settings)
+            if args.string("format") != nil { throw CommandLineError.usage("--format is for file: outputs (the take's is --record-format)") }
+            try runOnDevices(args: args, settings: settings, recording: recording)
         }
     }
 
@@ -104,7 +110,7 @@ enum LiveCommand {
     /// The live mic on ALSA devices: open, build the chain for what was
     /// granted, start, and hand over to the session until q, a signal or a
     /// device problem. Exit status 1 when the device stopped us.
-    private static func runOnDevices(args: ArgumentScanner, settings: VoiceSettings) throws {
+    private static func runOnDevices(args: ArgumentScanner, settings: VoiceSettings, recording: RecordingRequest) throws {
         var options: DuplexDriver.Options
         if let device = args.string("device") {
             guard args.string("input") == nil, args.string("output") == nil else {
@@ -120,6 +126,8 @@ enum LiveCommand {
         options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
         let lookahead = try lookaheadOption(args)
+        // A take's folder and name are checked before any device opens.
+        let firstTake = recording.enabled ? try recording.resolvePath() : nil
 
         StopSignals.install()
         let driver: DuplexDriver
@@ -132,22 +140,49 @@ enum LiveCommand {
         // A duplex driver always grants a capture side; only playback-only drivers have none.
         let chain = try makeVoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
                                        limiterLookaheadMilliseconds: lookahead ?? 0)
+        // The recording tap ends the chain: a take holds exactly what the speaker gets.
+        let tap = TakeControl.makeTap(channels: 2, sampleRate: Double(driver.granted.sampleRate))
+        try tap.install(atEndOf: chain.graph)
+        // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
+        var stems: [TakeControl.Stem] = []
+        if recording.stems {
+            let dry = TakeControl.makeTap(channels: driver.granted.capture?.channels ?? 1, sampleRate: Double(driver.granted.sampleRate), sharing: tap)
+            try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
+            stems.append((name: "mic", tap: dry))
+        }
         engine.install(try chain.compile(spec: driver.processSpec))
         do {
             try driver.start(engine: engine)
         } catch {
             throw CommandLineError.runtime(error.description)
         }
-        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
+        takes.stems = stems
+        if firstTake != nil {
+            do {
+                try takes.start()
+            } catch {
+                driver.stop()
+                driver.close()
+                engine.releaseAll()
+                throw CommandLineError.runtime(error.description)
+            }
+        }
+                let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
         print("busker live: \(driver.granted)\(extra)")
         if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
 
+        if let path = takes.recorder?.path { print("busker live: recording to \(path)") }
         let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
+        session.takes = takes
         let ending = session.run()
+        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
         driver.stop()
         driver.close()
         engine.releaseAll()
-        try ending.report(command: "live", quitKey: "q", driver: driver, consequence: "; the mic is off")
+        try RecordCommand.reportTakes(takes, command: "live") {
+            try ending.report(command: "live", quitKey: "q", driver: driver, consequence: "; the mic is off")
+        }
     }
 
     /// `--limiter-lookahead`, checked, or nil when not given.

@@ -17,6 +17,7 @@ enum LiveScreen {
         ("n", "gate"),
         ("c", "compressor"),
         ("v", "voice processing"),
+        ("^R", "record"),
         ("q", "quit"),
     ]
 
@@ -33,7 +34,7 @@ enum LiveScreen {
         lines.append("  \(style)\(pad)\(reset)")
         lines.append("  \(style)\(label)\(reset)   press space to turn the mic \(s.micOn ? "off" : "on")")
         lines.append("  \(style)\(pad)\(reset)")
-        lines.append("")
+        lines.append(recordingLine(s.recording))
         let width = max(10, min(50, columns - 30))
         for (c, db) in s.inputPeakDB.enumerated() {
             lines.append(meterLine(label: s.inputPeakDB.count > 1 ? "in \(c + 1) " : "in   ", db: db, width: width))
@@ -60,6 +61,12 @@ enum LiveScreen {
         lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
         lines.append("  the speaker, to avoid feedback (howling).\(reset)")
         return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
+    }
+
+    /// The REC indicator in red while a take runs, else the last word about takes, else the key.
+    static func recordingLine(_ text: String?) -> String {
+        guard let text else { return "  \u{1B}[2mCtrl-R records a take\u{1B}[0m" }
+        return text.hasPrefix("●") || text.hasPrefix("REC FAILED") ? "  \u{1B}[1;31m\(text)\u{1B}[0m" : "  \(text)"
     }
 
     private static func signed(_ x: Float) -> String {

@@ -15,6 +15,8 @@ final class LiveSession {
     private let useTUI: Bool
     private let started = Date()
     private var watch = DriverWatch()
+    /// Takes: `--record` and Ctrl-R. Set before `run`.
+    var takes: TakeControl?
 
     init(chain: VoiceChain, driver: DuplexDriver, engine: RenderEngine, settings: VoiceSettings, useTUI: Bool) {
         self.chain = chain
@@ -43,6 +45,7 @@ final class LiveSession {
         while true {
             if let sig = StopSignals.pending { return .signal(sig) }
             if let reason = watch.poll(driver) { return .driverStopped(reason) }
+            if let line = takes?.poll(xruns: driver.xrunCount), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
                     if handle(key) == false { return .userQuit }
@@ -66,6 +69,9 @@ final class LiveSession {
         var s = settings
         switch key {
         case .character("q"), .character("Q"), .escape: return false
+        case .character("\u{12}"):  // Ctrl-R
+            takes?.toggle()
+            return true
         case .character(" "):
             micOn.toggle()
             chain.mixer.inputs[chain.voiceBus].mute.value = micOn ? 0 : 1
@@ -111,7 +117,7 @@ final class LiveSession {
             xruns: driver.xrunCount, state: state,
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
             devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",
-            seconds: Date().timeIntervalSince(started))
+            seconds: Date().timeIntervalSince(started), recording: takes?.indicator)
         var activity: [String] = []
         if settings.noiseGate { activity.append(chain.noiseGate.gateState == .closed ? "gate closed" : "gate open") }
         if settings.compressor { activity.append(String(format: "compressor −%.1f dB", chain.compressor.gainReductionDB)) }

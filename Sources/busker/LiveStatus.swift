@@ -16,6 +16,8 @@ struct LiveStatus {
     var seconds: Double
     /// What the clean-up stages are doing now ("gate closed · compressor −4.1 dB"), empty when all are off.
     var cleanUpActivity = ""
+    /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
+    var recording: String? = nil
 
     /// One line for `--no-tui`, printed every second.
     var statusLine: String {
@@ -25,6 +27,7 @@ struct LiveStatus {
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (recording.map { " · \($0)" } ?? "")
     }
 }
 

@@ -26,6 +26,10 @@ enum PlayCommand {
 
     \(InstrumentRig.Options.help)
 
+    \(RecordCommand.sessionHelp)
+      (busker play also writes the performance as a MIDI file next to the take: TAKE.mid)
+      --format FMT           the same as --record-format
+
     output:
       --output PCM           ALSA playback PCM (default: default; see busker devices)
       --period FRAMES        frames per period, 16…8192 (default 128)
@@ -41,6 +45,7 @@ enum PlayCommand {
     """
 
     static func run(_ arguments: [String]) throws {
+        let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format", "format"])
         let args = try ArgumentScanner(arguments,
             valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
                 "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
@@ -71,6 +76,9 @@ enum PlayCommand {
         let songPath = args.positionals.first
         if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.sampleRate) }
 
+        // A take's folder and name are checked before any device opens.
+        let firstTake = recording.enabled ? try recording.resolvePath() : nil
+        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         let sources = try MIDISources(args: args)
         StopSignals.install()
         let driver: DuplexDriver
@@ -88,6 +96,9 @@ enum PlayCommand {
         for warning in rig.warnings { printError("busker play: warning: \(warning)") }
         let engine = RenderEngine()
         engine.attach(rig.scheduler)
+        // The recording tap ends the chain and sees the scheduler's events: audio and MIDI on one timeline.
+        let tap = TakeControl.makeTap(channels: 2, sampleRate: rate, midiEvents: rig.scheduler.events)
+        try tap.install(atEndOf: rig.chain.graph)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
         sources.start()
         do {
@@ -96,23 +107,41 @@ enum PlayCommand {
             sources.stop()
             throw CommandLineError.runtime(error.description)
         }
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
+                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames)
+        if firstTake != nil {
+            do {
+                try takes.start()
+            } catch {
+                sources.stop()
+                driver.stop()
+                driver.close()
+                engine.releaseAll()
+                throw CommandLineError.runtime(error.description)
+            }
+        }
         player?.play()
         print("busker play: \(driver.granted); \(rig.summary)")
         for notice in sources.notices { print("busker play: \(notice)") }
         if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
 
+        if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
         let session = PlaySession(rig: rig, sources: sources, driver: driver, engine: engine, player: player,
                                   songName: songPath.map { ($0 as NSString).lastPathComponent },
                                   settings: settings, useTUI: useTUI)
+        session.takes = takes
         let ending = session.run()
         // Notes end before the sound does: release, let a few periods carry the note-offs, then stop.
         sources.stop()
         rig.scheduler.releaseAllNotes()
         usleep(50_000)
+        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
         driver.stop()
         driver.close()
         engine.releaseAll()
         rig.collectRetired()
-        try ending.report(command: "play", quitKey: "esc", driver: driver, consequence: "")
+        try RecordCommand.reportTakes(takes, command: "play") {
+            try ending.report(command: "play", quitKey: "esc", driver: driver, consequence: "")
+        }
     }
 }

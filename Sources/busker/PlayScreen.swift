@@ -13,6 +13,7 @@ enum PlayScreen {
         ("tab", "C4 / Do4"),
         ("space", "song play/stop"),
         ("backspace", "all notes off"),
+        ("^R", "record"),
         ("esc", "quit"),
     ]
 
@@ -55,6 +56,7 @@ enum PlayScreen {
                      + (s.limiterReductionDB > 0.1 ? String(format: "  limiter −%.1f dB", s.limiterReductionDB) : "")
                      + "   volume \(bold)\(String(format: "%.2f", s.settings.volume))\(reset)")
         if let song = s.song { lines.append("  song: \(song)") }
+        lines.append(LiveScreen.recordingLine(s.recording))
         lines.append("")
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"

@@ -20,6 +20,8 @@ final class PlaySession {
     private let useTUI: Bool
     private let started = Date()
     private var watch = DriverWatch()
+    /// Takes: `--record` and Ctrl-R. Set before `run`.
+    var takes: TakeControl?
     /// Notes and pads struck recently, with when they were last seen, so a
     /// short hit stays lit long enough to see.
     private var recentNotes: [Int: Date] = [:]
@@ -50,6 +52,7 @@ final class PlaySession {
         while true {
             if let sig = StopSignals.pending { return .signal(sig) }
             if let reason = watch.poll(driver) { return .driverStopped(reason) }
+            if let line = takes?.poll(xruns: driver.xrunCount), terminal == nil { printError("busker play: \(line)") }
             let now = monotonicSeconds()
             if let terminal {
                 // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
@@ -82,6 +85,7 @@ final class PlaySession {
     func handle(_ key: Key, at now: Double) -> Bool {
         switch key {
         case .escape: return false
+        case .character("\u{12}"): takes?.toggle()  // Ctrl-R
         case .up: setVolume(settings.volume + 0.05)
         case .down: setVolume(settings.volume - 0.05)
         case .left: send(keyboard.press("[", at: now))
@@ -153,7 +157,7 @@ final class PlaySession {
             midiMessages: rig.scheduler.deliveredCount,
             droppedMessages: dropped,
             watchdogReleases: rig.scheduler.watchdogReleaseCount,
-            song: song)
+            song: song, recording: takes?.indicator)
     }
 }
 

@@ -28,6 +28,8 @@ struct PlayStatus {
     var droppedMessages: Int
     var watchdogReleases: Int
     var song: String?
+    /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
+    var recording: String? = nil
 
     /// One line for `--no-tui`, printed every second.
     var statusLine: String {
@@ -39,5 +41,6 @@ struct PlayStatus {
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
             + (song.map { " · \($0)" } ?? "")
+            + (recording.map { " · \($0)" } ?? "")
     }
 }

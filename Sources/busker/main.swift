@@ -14,6 +14,8 @@ commands:
            devices, or offline over files (--input file:IN.wav --output file:OUT.wav)
   play     play the piano and drums over MIDI, from the computer keyboard, or a MIDI file
   render   render a MIDI file through the instruments to an audio file, offline
+  record   record an input as it is to WAV/FLAC/Ogg (crash-safe; live and play record with --record)
+  repair   fix the header of a WAV cut short by a crash or a full disk
   devices  list sound cards and ALSA PCM names
   bench    measure the voice chain's speed, and compare it with sox
   help     show help for a command (busker help live)
@@ -33,6 +35,8 @@ func runCommand(_ arguments: [String]) throws {
     case "render": try RenderCommand.run(rest)
     case "play": try PlayCommand.run(rest)
     case "devices": try DevicesCommand.run(rest)
+    case "record": try RecordCommand.run(rest)
+    case "repair": try RepairCommand.run(rest)
     case "help", "--help", "-h":
         switch rest.first {
         case nil: print(topLevelHelp)
@@ -41,6 +45,8 @@ func runCommand(_ arguments: [String]) throws {
         case "render": print(RenderCommand.help)
         case "play": print(PlayCommand.help)
         case "devices": print(DevicesCommand.help)
+        case "record": print(RecordCommand.help)
+        case "repair": print(RepairCommand.help)
         case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
         }
     case "--version": print("busker 0.1.0")

@@ -8,4 +8,14 @@ final class RecordingFormatTests: XCTestCase {
         XCTAssertEqual(RecordingFormat.ogg.fileExtension, "ogg")
         XCTAssertNil(RecordingFormat(rawValue: "mp3"))
     }
+
+    func testFormatNamesAndAliases() {
+        XCTAssertEqual(RecordingFormat.named("float"), .wavFloat)
+        XCTAssertEqual(RecordingFormat.named("WAV16"), .wav16)
+        XCTAssertEqual(RecordingFormat.named("wav"), .wav24)
+        XCTAssertNil(RecordingFormat.named("mp3"))
+        XCTAssertEqual(RecordingFormat.implied(byPath: "/tmp/a.b/take.FLAC"), .flac)
+        XCTAssertNil(RecordingFormat.implied(byPath: "/tmp/a.flac/take"))
+        XCTAssertNil(RecordingFormat.implied(byPath: "take.wav"))
+    }
 }

@@ -1,0 +1,13 @@
+import MIDI
+
+/// A MIDI message the recording tap saw, placed on the take's timeline:
+/// `frame` counts frames from the take's first sample.
+public struct RecordedMIDIEvent: Equatable, Sendable {
+    public var frame: Int
+    public var message: MIDIMessage
+
+    public init(frame: Int, message: MIDIMessage) {
+        self.frame = frame
+        self.message = message
+    }
+}

@@ -1,0 +1,359 @@
+import AudioCore
+import CSndFile
+import Foundation
+import Synchronization
+
+/// One take: opens the file, arms a `RecordingTap`, and runs a writer thread
+/// (`rec-writer`) that drains the tap's ring through libsndfile until `stop()`.
+///
+/// The file is playable at every moment: the header is brought up to date
+/// every `headerUpdateSeconds` (SFC_UPDATE_HEADER_NOW) and the data flushed to
+/// the disk every `syncSeconds` (fdatasync), so a crash or a power cut loses at
+/// most the last second. WAV takes are RF64 with auto-downgrade.
+///
+/// A write error (disk full, file too large) stops the take, not the audio:
+/// the tap is disarmed, the status says why, and the file is cut back to its
+/// last whole frame with a correct header. Frames the writer could not keep up
+/// with are counted, filled with silence and logged (`TakeLog`).
+public final class Recorder: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// How often the header is rewritten (at least once a second, as promised).
+        public var headerUpdateSeconds = 0.25
+        /// How often written data is flushed to the disk.
+        public var syncSeconds = 1.0
+        public var chunkFrames = 4096
+        /// How long the writer sleeps when the ring is empty.
+        public var pollMilliseconds = 10
+        /// Where to write the take's MIDI events as a Standard MIDI File (needs a tap with MIDI).
+        public var midiPath: String?
+        /// Frames added to MIDI event positions: the chain's latency after the instruments.
+        public var midiLatencyFrames = 0
+        /// Record exactly this many frames, then stop taking frames (`--duration`, an input file's length).
+        public var frameLimit: Int?
+        /// Leave the tap's switch alone: another recorder on the same switch starts the take.
+        public var startsTake = true
+        /// Test hook: runs on the writer thread before each chunk is written (a slow disk).
+        public var beforeEachWrite: (@Sendable () -> Void)?
+        /// Test hook: the file takes this many frames, then every write fails as on a full disk.
+        public var failAfterFrames: Int?
+        public init() {}
+    }
+
+    public let path: String
+    public let format: RecordingFormat
+    public let sampleRate: Int
+    public let channelCount: Int
+    public let tap: RecordingTap
+    private let options: Options
+
+    // MARK: Shared between the control thread and the writer
+    private let framesWritten = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+    private let finishRequested = Atomic<Bool>(false)
+    private let error = Mutex<RecordingError?>(nil)
+    private let pendingXruns = Mutex<[Int]>([])
+    private let xrunTotal = Atomic<Int>(0)
+
+    // MARK: Control thread only
+    private var writer: RealtimeThread?
+    private var lastDriverXruns: Int?
+    private var finalReport: TakeReport?
+    /// Writer thread results, read after join.
+    private var gapsSeen: [DroppedSpan] = []
+    private var xrunsSeen: [Int] = []
+    private var midiCount = 0
+    private var logPath: String?
+
+    private init(path: String, format: RecordingFormat, sampleRate: Int, channelCount: Int, tap: RecordingTap, options: Options) {
+        self.path = path
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.tap = tap
+        self.options = options
+    }
+
+    /// Opens `path` and starts recording what `tap` renders from its next block.
+    /// - Parameters:
+    ///   - force: overwrite an existing file; without it an existing file is an error.
+    /// - Throws: `RecordingError` before anything is armed: the audio is untouched.
+    /// - Realtime: unsafe (opens a file, starts a thread). Control thread.
+    public static func start(tap: RecordingTap, path: String, format: RecordingFormat, sampleRate: Int,
+                             force: Bool = false, options: Options = Options()) throws(RecordingError) -> Recorder {
+        // A file-size limit (ulimit -f) must be a write error we report, not a signal that kills the audio.
+        signal(SIGXFSZ, SIG_IGN)
+        let fd = open(path, O_RDWR | O_CREAT | (force ? O_TRUNC : O_EXCL), 0o644)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw .exists(path: path) }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)).lowercased())
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(tap.channelCount)
+        info.format = format.sndfileFormat
+        guard sf_format_check(&info) != 0 else {
+            close(fd)
+            unlink(path)
+            throw .unsupported(path: path, reason: "\(format.rawValue) cannot hold \(tap.channelCount) channels at \(sampleRate) Hz")
+        }
+        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+            let reason = String(cString: sf_strerror(nil))
+            close(fd)
+            unlink(path)
+            throw .cannotCreate(path: path, reason: reason)
+        }
+        if format.isWAV { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
+        if format != .wavFloat { _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
+        // The header is on disk before the first frame: a take killed at once is still a WAV.
+        if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
+
+        let recorder = Recorder(path: path, format: format, sampleRate: sampleRate, channelCount: tap.channelCount,
+                                tap: tap, options: options)
+        // Leftovers of an earlier take (there should be none) are not this take's.
+        recorder.discardStaleFrames()
+        let file = OpenFile(handle: handle, fd: fd)
+        if options.startsTake {
+            tap.arm(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
+        } else {
+            tap.prepareTake(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
+        }
+        recorder.writer = RealtimeThread(name: "rec-writer") { recorder.writeLoop(file) }
+        return recorder
+    }
+
+    /// The libsndfile handle and its descriptor, handed to the writer thread.
+    private final class OpenFile: @unchecked Sendable {
+        let handle: OpaquePointer
+        let fd: Int32
+        init(handle: OpaquePointer, fd: Int32) { self.handle = handle; self.fd = fd }
+    }
+
+    private func discardStaleFrames() {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4096)
+        defer { scratch.deallocate() }
+        while tap.ring.read(into: scratch, count: 4096) > 0 {}
+        while tap.gaps.pop() != nil {}
+        while tap.midiQueue?.pop() != nil {}
+    }
+
+    // MARK: Control thread
+
+    /// The take as it stands, for the screen.
+    public var status: RecordingStatus {
+        if let r = finalReport {
+            return RecordingStatus(state: r.error == nil ? .stopped : .failed, path: path, sampleRate: sampleRate,
+                                   framesRecorded: r.framesRecorded, framesWritten: r.frames, droppedFrames: r.droppedFrames,
+                                   xruns: r.xrunFrames.count, error: r.error?.description)
+        }
+        let isFailed = failed.load(ordering: .acquiring)
+        return RecordingStatus(state: isFailed ? .failed : .recording, path: path, sampleRate: sampleRate,
+                               framesRecorded: isFailed ? framesWritten.load(ordering: .relaxed) : tap.framesSeen,
+                               framesWritten: framesWritten.load(ordering: .relaxed),
+                               droppedFrames: tap.droppedFrames, xruns: xrunTotal.load(ordering: .relaxed),
+                               error: isFailed ? error.withLock { $0?.description } : nil)
+    }
+
+    /// Whether the take has the frames `Options.frameLimit` asked for.
+    public var isComplete: Bool { tap.hasReachedLimit }
+
+    /// Whether a write error stopped the take.
+    public var hasFailed: Bool { failed.load(ordering: .acquiring) }
+
+    /// Logs an xrun at take frame `frame` (default: where the take is now).
+    public func noteXrun(at frame: Int? = nil) {
+        let at = frame ?? tap.framesSeen
+        pendingXruns.withLock { $0.append(at) }
+        xrunTotal.add(1, ordering: .relaxed)
+    }
+
+    /// Follows a driver's xrun counter: every increase since the last call is
+    /// logged at the take's current position. Call it from the control loop.
+    public func followXruns(total: Int) {
+        if let last = lastDriverXruns, total > last {
+            for _ in last..<total { noteXrun() }
+        }
+        lastDriverXruns = total
+    }
+
+    /// Ends the take: disarms the tap, waits for the audio thread to let go
+    /// (not at all when `audioHasStopped`, at most half a second otherwise),
+    /// drains the rest, finalizes the file and the MIDI file.
+    /// - Realtime: unsafe (joins a thread). Control thread.
+    @discardableResult
+    public func stop(audioHasStopped: Bool = false) -> TakeReport {
+        if let finalReport { return finalReport }
+        tap.disarm()
+        if !audioHasStopped {
+            let deadline = Date().addingTimeInterval(0.5)
+            while tap.isRecordingOnAudioThread && Date() < deadline { usleep(1000) }
+        }
+        finishRequested.store(true, ordering: .releasing)
+        writer?.join()
+        writer = nil
+        let report = TakeReport(path: path, sampleRate: sampleRate, channelCount: channelCount,
+                                frames: framesWritten.load(ordering: .acquiring),
+                                framesRecorded: tap.framesSeen, droppedFrames: tap.droppedFrames, gaps: gapsSeen,
+                                xrunFrames: xrunsSeen, error: error.withLock { $0 }, logPath: logPath,
+                                midiPath: options.midiPath, midiEvents: midiCount, droppedMIDIEvents: tap.droppedMIDIEvents)
+        finalReport = report
+        return report
+    }
+
+    deinit {
+        if finalReport == nil { stop() }
+    }
+
+    // MARK: Writer thread
+
+    private func writeLoop(_ file: OpenFile) {
+        let ch = channelCount
+        let chunkFrames = options.chunkFrames
+        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
+        let zeros = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
+        zeros.initialize(repeating: 0, count: chunkFrames * ch)
+        defer {
+            chunk.deallocate()
+            zeros.deallocate()
+        }
+        let log = TakeLog(takePath: path, sampleRate: sampleRate, channelCount: ch)
+        var fileFrames = 0
+        var gaps: [DroppedSpan] = []
+        var xruns: [Int] = []
+        var midi: [RecordedMIDIEvent] = []
+        var midiWritten = 0
+        var lastHeader = Self.now(), lastSync = lastHeader, lastMIDI = lastHeader
+        var failure: RecordingError?
+        let canUpdateHeader = format.isWAV
+
+        /// Writes `n` frames from `p`; false (and `failure` set) when the write failed.
+        func put(_ p: UnsafePointer<Float>, _ n: Int) -> Bool {
+            options.beforeEachWrite?()
+            var allowed = n
+            if let limit = options.failAfterFrames { allowed = min(n, max(0, limit - fileFrames)) }
+            let done = allowed > 0 ? Int(sf_writef_float(file.handle, p, sf_count_t(allowed))) : 0
+            fileFrames += done
+            framesWritten.store(fileFrames, ordering: .releasing)
+            if done < n {
+                let reason = options.failAfterFrames != nil && done == allowed
+                    ? "No space left on device (injected)"
+                    : SoundFileErrorText.clean(String(cString: sf_strerror(file.handle)))
+                fail(.writeFailed(path: path, reason: reason))
+                return false
+            }
+            return true
+        }
+        func fail(_ e: RecordingError) {
+            guard failure == nil else { return }
+            failure = e
+            error.withLock { $0 = e }
+            failed.store(true, ordering: .releasing)
+            // Stop the take, not the audio: the tap stops copying at its next block.
+            tap.disarm()
+            log.writeError(e, at: fileFrames)
+        }
+        func putSilence(_ count: Int) -> Bool {
+            var left = count
+            while left > 0 {
+                let n = min(left, chunkFrames)
+                if !put(zeros, n) { return false }
+                left -= n
+            }
+            return true
+        }
+        /// Moves what is ready from the ring into the file; true when anything moved.
+        func drainOnce() -> Bool {
+            let available = tap.ring.availableToRead / ch
+            if failure != nil {
+                // After a failure, keep the ring empty so the audio thread never waits on it.
+                let n = tap.ring.read(into: chunk, count: min(available, chunkFrames) * ch)
+                var popped = false
+                while tap.gaps.pop() != nil { popped = true }
+                return n > 0 || popped
+            }
+            var toRead = min(available, chunkFrames)
+            // The ring holds no frame from after a gap the writer has not been told of.
+            if let gap = tap.gaps.peek() {
+                if gap.start <= fileFrames {
+                    _ = tap.gaps.pop()
+                    gaps.append(gap)
+                    log.droppedFrames(gap)
+                    _ = putSilence(gap.count)
+                    return true
+                }
+                toRead = min(toRead, gap.start - fileFrames)
+            }
+            guard toRead > 0 else { return false }
+            tap.ring.read(into: chunk, count: toRead * ch)
+            _ = put(chunk, toRead)
+            return true
+        }
+
+        while true {
+            let finishing = finishRequested.load(ordering: .acquiring)
+            let moved = drainOnce()
+            while let event = tap.midiQueue?.pop() { midi.append(event) }
+            for frame in pendingXruns.withLock({ p -> [Int] in defer { p.removeAll() }; return p }) {
+                xruns.append(frame)
+                log.xrun(at: frame)
+            }
+            let t = Self.now()
+            if canUpdateHeader && failure == nil && t - lastHeader >= options.headerUpdateSeconds {
+                _ = sf_command(file.handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+                lastHeader = t
+            }
+            if t - lastSync >= options.syncSeconds {
+                _ = fdatasync(file.fd)
+                lastSync = t
+            }
+            if let midiPath = options.midiPath, midi.count != midiWritten, t - lastMIDI >= 2 {
+                try? MIDITakeFile.write(events: midi, sampleRate: sampleRate, to: midiPath)
+                midiWritten = midi.count
+                lastMIDI = t
+            }
+            if moved { continue }
+            // The audio thread has let go (or stopped) and everything it wrote is out.
+            if finishing { break }
+            usleep(UInt32(options.pollMilliseconds * 1000))
+        }
+        // A gap still open at the end: its frames were counted, put silence in their place.
+        if failure == nil, let gap = tap.openGap {
+            gaps.append(gap)
+            log.droppedFrames(gap)
+            _ = putSilence(gap.count)
+        }
+        while let event = tap.midiQueue?.pop() { midi.append(event) }
+        if tap.droppedMIDIEvents > 0 { log.droppedMIDI(tap.droppedMIDIEvents) }
+        if canUpdateHeader { _ = sf_command(file.handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
+        let closeResult = sf_close(file.handle)
+        if closeResult != 0 && failure == nil {
+            fail(.writeFailed(path: path, reason: String(cString: sf_error_number(closeResult))))
+        }
+        _ = fsync(file.fd)
+        close(file.fd)
+        if failure != nil && format.isWAV {
+            // Everything before the failed write stays valid: whole frames, sizes that match.
+            if let repaired = try? WAVRepair.repair(path: path) {
+                framesWritten.store(repaired.framesAfter, ordering: .releasing)
+            }
+        }
+        if let midiPath = options.midiPath {
+            try? MIDITakeFile.write(events: midi, sampleRate: sampleRate, to: midiPath)
+        }
+        gapsSeen = gaps
+        xrunsSeen = xruns
+        midiCount = midi.filter { $0.message.channel != nil }.count
+        if log.exists {
+            log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
+                                   frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
+                                   droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
+                                   logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0))
+            logPath = log.path
+        }
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

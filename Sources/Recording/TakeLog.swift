@@ -1,0 +1,64 @@
+import Foundation
+
+/// The sidecar log of a take (`TAKE.wav.log`): one line per loss (dropped
+/// frames, an xrun, a write error) with its position, written as it happens
+/// and flushed, so it survives a crash too. Created only when there is
+/// something to say: no log means nothing was lost.
+/// - Realtime: unsafe (file I/O). The writer thread only.
+final class TakeLog {
+    let path: String
+    private let takePath: String
+    private let sampleRate: Int
+    private let channelCount: Int
+    private var file: UnsafeMutablePointer<FILE>?
+    private(set) var entries = 0
+
+    init(takePath: String, sampleRate: Int, channelCount: Int) {
+        self.takePath = takePath
+        path = takePath + ".log"
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+    }
+
+    deinit { if let file { fclose(file) } }
+
+    /// `12.345 s (frame 592560)`.
+    func position(_ frame: Int) -> String {
+        String(format: "%.3f s (frame %d)", Double(frame) / Double(sampleRate), frame)
+    }
+
+    func droppedFrames(_ gap: DroppedSpan) {
+        append("dropped \(gap.count) frames (\(String(format: "%.1f", Double(gap.count) * 1000 / Double(sampleRate))) ms) at \(position(gap.start)): "
+               + "the writer fell behind; silence written in their place")
+    }
+
+    func xrun(at frame: Int) {
+        append("xrun at \(position(frame)): the sound card under- or overran; the audio around here may click")
+    }
+
+    func writeError(_ error: RecordingError, at frame: Int) {
+        append("recording stopped at \(position(frame)): \(error); the file holds everything before")
+    }
+
+    func droppedMIDI(_ count: Int) {
+        append("\(count) MIDI events lost: the MIDI queue was full")
+    }
+
+    func summary(_ report: TakeReport) {
+        guard file != nil else { return }
+        append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)")
+    }
+
+    private func append(_ line: String) {
+        if file == nil {
+            file = fopen(path, "a")
+            guard file != nil else { return }
+            fputs("busker take log for \(takePath) (\(sampleRate) Hz, \(channelCount) channels); positions are from the take's first frame\n", file)
+        }
+        fputs(line + "\n", file)
+        fflush(file)
+        entries += 1
+    }
+
+    var exists: Bool { file != nil }
+}

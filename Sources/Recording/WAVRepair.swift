@@ -1,0 +1,159 @@
+import Foundation
+
+/// Fixes the header of a WAV file that was cut short (a crash, a power cut, a
+/// full disk): the RIFF and data sizes (and RF64's ds64, and a float file's
+/// fact frame count) are set from the file's real size. A partial last frame
+/// is cut off, and a pad byte added where RIFF wants an even chunk.
+///
+/// A RIFF file whose data has grown past 4 GiB becomes RF64 when it kept a
+/// JUNK chunk for the ds64 (libsndfile's RF64 auto-downgrade keeps one).
+public enum WAVRepair {
+    public struct Result: Equatable, Sendable {
+        /// Frames the header promised before the repair.
+        public var framesBefore: Int
+        /// Frames in the repaired file.
+        public var framesAfter: Int
+        /// Bytes of a partial last frame that were cut off.
+        public var bytesCut: Int
+        public var channelCount: Int
+        public var sampleRate: Int
+        /// Whether the file is RF64 after the repair.
+        public var isRF64: Bool
+    }
+
+    /// Repairs `path` in place.
+    public static func repair(path: String) throws(RecordingError) -> Result {
+        let fd = open(path, O_RDWR)
+        guard fd >= 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notRepairable(path: path, reason: "not a regular file") }
+        let fileSize = Int(st.st_size)
+        func read(_ count: Int, _ offset: Int) -> [UInt8]? {
+            guard offset >= 0, offset + count <= fileSize else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return n == count ? bytes : nil
+        }
+        func write(_ bytes: [UInt8], _ offset: Int) throws(RecordingError) {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
+            if n != bytes.count { throw .notRepairable(path: path, reason: "writing the header failed: \(String(cString: strerror(errno)))") }
+        }
+        guard let head = read(12, 0) else { throw .notRepairable(path: path, reason: "not a WAV file (shorter than a RIFF header)") }
+        let riff = String(decoding: head[0..<4], as: UTF8.self), wave = String(decoding: head[8..<12], as: UTF8.self)
+        guard (riff == "RIFF" || riff == "RF64"), wave == "WAVE" else {
+            throw .notRepairable(path: path, reason: "not a WAV file (no RIFF/RF64 WAVE header)")
+        }
+        var isRF64 = riff == "RF64"
+        var offset = 12
+        var blockAlign = 0, channels = 0, rate = 0
+        var ds64Offset: Int?, junkOffset: Int?, factOffset: Int?
+        var ds64Size = 0
+        var dataOffset: Int?
+        var declaredDataSize = 0
+        var ds64DataSize = 0
+        while let header = read(8, offset) {
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            let size = Int(le32(header, 4))
+            let body = offset + 8
+            switch id {
+            case "fmt ":
+                guard let fmt = read(16, body) else { throw .notRepairable(path: path, reason: "its fmt chunk is cut short") }
+                channels = Int(le16(fmt, 2))
+                rate = Int(le32(fmt, 4))
+                blockAlign = Int(le16(fmt, 12))
+            case "ds64":
+                ds64Offset = body
+                ds64Size = size
+                if let ds = read(16, body) { ds64DataSize = Int(le64(ds, 8)) }
+            // libsndfile keeps 24 bytes: the ds64 sizes without the table count.
+            case "JUNK" where size >= 24 && junkOffset == nil && offset == 12:
+                junkOffset = offset
+                ds64Size = size
+            case "fact" where size >= 4:
+                factOffset = body
+            case "data":
+                dataOffset = body
+                declaredDataSize = size
+            default: break
+            }
+            if dataOffset != nil { break }
+            offset = body + size + (size & 1)
+        }
+        guard let dataOffset else { throw .notRepairable(path: path, reason: "no data chunk (not an audio WAV, or cut inside its header)") }
+        guard blockAlign > 0, channels > 0 else { throw .notRepairable(path: path, reason: "no usable fmt chunk before the data") }
+        if isRF64 && declaredDataSize == 0xFFFF_FFFF { declaredDataSize = ds64DataSize }
+        let present = fileSize - dataOffset
+        let whole = present / blockAlign * blockAlign
+        // A pad byte past odd data is not a partial frame.
+        let cut = present - whole
+        let frames = whole / blockAlign
+        let pad = whole & 1
+        let newSize = dataOffset + whole + pad
+        if newSize != fileSize {
+            guard ftruncate(fd, off_t(newSize)) == 0 else {
+                throw .notRepairable(path: path, reason: "cannot cut the partial frame: \(String(cString: strerror(errno)))")
+            }
+        }
+        let riffSize = newSize - 8
+        let needs64 = riffSize > 0xFFFF_FFFF
+        if needs64 && !isRF64 {
+            guard let junkOffset else {
+                throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
+            }
+            try promoteToRF64(fd: fd, path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read, write: write)
+            ds64Offset = junkOffset + 8
+            ds64Size = 28
+            factOffset = nil
+            isRF64 = true
+        }
+        if isRF64, let ds64Offset {
+            let sizes = le64Bytes(UInt64(riffSize)) + le64Bytes(UInt64(whole)) + le64Bytes(UInt64(frames))
+            try write(ds64Size >= 28 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
+            try write(le32Bytes(0xFFFF_FFFF), 4)
+            try write(le32Bytes(0xFFFF_FFFF), dataOffset - 4)
+        } else {
+            try write(le32Bytes(UInt32(riffSize)), 4)
+            try write(le32Bytes(UInt32(whole)), dataOffset - 4)
+        }
+        if let factOffset { try write(le32Bytes(UInt32(truncatingIfNeeded: frames)), factOffset) }
+        _ = fsync(fd)
+        return Result(framesBefore: declaredDataSize / blockAlign, framesAfter: frames, bytesCut: cut,
+                      channelCount: channels, sampleRate: rate, isRF64: isRF64)
+    }
+
+    /// Rewrites the header between `RIFF…WAVE` and the data chunk as RF64's:
+    /// a 28-byte ds64 first (libsndfile reads no shorter one), the other
+    /// chunks but JUNK and fact (a frame count RF64 keeps in ds64), and a JUNK
+    /// filler so the data does not move.
+    private static func promoteToRF64(fd: Int32, path: String, junkOffset: Int, dataChunkOffset: Int,
+                                      read: (Int, Int) -> [UInt8]?, write: ([UInt8], Int) throws(RecordingError) -> Void) throws(RecordingError) {
+        guard let region = read(dataChunkOffset - 12, 12) else { throw .notRepairable(path: path, reason: "cannot read its header") }
+        var kept: [UInt8] = []
+        var i = 0
+        while i + 8 <= region.count {
+            let id = String(decoding: region[i..<(i + 4)], as: UTF8.self)
+            let size = Int(le32(region, i + 4))
+            let end = min(region.count, i + 8 + size + (size & 1))
+            if id != "JUNK" && id != "fact" { kept += region[i..<end] }
+            i = end
+        }
+        var header = Array("ds64".utf8) + le32Bytes(28) + [UInt8](repeating: 0, count: 28) + kept
+        let filler = region.count - header.count
+        guard filler == 0 || filler >= 8 else {
+            throw .notRepairable(path: path, reason: "its data passes 4 GiB and its header has no room for an RF64 ds64 chunk")
+        }
+        if filler >= 8 { header += Array("JUNK".utf8) + le32Bytes(UInt32(filler - 8)) + [UInt8](repeating: 0, count: filler - 8) }
+        try write(Array("RF64".utf8), 0)
+        try write(header, 12)
+    }
+
+    private static func le16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }
+    private static func le32(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+    }
+    private static func le64(_ b: [UInt8], _ i: Int) -> UInt64 { UInt64(le32(b, i)) | UInt64(le32(b, i + 4)) << 32 }
+    private static func le32Bytes(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * $0)) & 0xFF) } }
+    private static func le64Bytes(_ x: UInt64) -> [UInt8] { (0..<8).map { UInt8((x >> (8 * UInt64($0))) & 0xFF) } }
+}
