@@ -7,8 +7,10 @@ public enum SessionEffect: Hashable, Sendable {
     case startAudio(DeviceRoute)
     /// After a suspend: resume the same open devices (`snd_pcm_resume`) and start.
     case resumeAudio(DeviceRoute)
-    /// Stop the audio thread now (idempotent).
+    /// Stop the audio thread now, dropping what is queued (idempotent): a live mic goes quiet at once.
     case stopAudio
+    /// Stop after what is queued has played (the end of a song), bounded in time.
+    case drainAudio
     /// End every sounding note of every instrument: no stuck notes, ever.
     case allNotesOff
     /// Close the recording in progress so the file holds everything so far

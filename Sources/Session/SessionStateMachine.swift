@@ -77,7 +77,9 @@ public struct SessionStateMachine: Sendable {
         switch event {
         case .micOn: (.running(micLive: true), [])
         case .micOff: (.running(micLive: false), [])
-        case .songEnded: end(.songEnded)
+        case .songEnded:
+            // Let what is queued play out: a song's last notes are not cut.
+            (.stopped(.songEnded), [.drainAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 0)])
         case let .xrunStorm(count, seconds, period):
             (.running(micLive: micLive), [.tell(stormMessage(count: count, seconds: seconds, period: period))])
         case let .formatChanged(format):
@@ -232,7 +234,7 @@ public struct SessionStateMachine: Sendable {
     }
 
     private func stallLoss(_ ms: Int) -> String {
-        "no audio period for \(ms) ms (the device or its sound server is gone)"
+        "no audio period from \(route) for \(ms) ms (the device or its sound server is gone)"
     }
 
     private func appeared(_ name: String) -> String {

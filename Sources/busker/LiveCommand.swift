@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import FileIO
 import Foundation
+import Session
 
 /// `busker live`: the live voice chain. On ALSA devices it runs in real time
 /// with a terminal UI (or headless); with `file:` endpoints it runs offline
@@ -30,6 +31,12 @@ enum LiveCommand {
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
                              (default 0 on devices: no added delay; 1 for files)
 
+    when devices misbehave (Busker never moves the mic to another output by itself):
+      --auto-resume          after a suspend or Ctrl-Z, start again by itself if the mic was on
+                             (default: audio stays off until you press space)
+      --reconnect            when the device is lost, wait for it and restart on it when it
+                             is back (default: stop with exit status 1)
+
     voice controls:
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
       --treble DB            high shelf at 6 kHz, −12…12 dB (default 0)
@@ -50,7 +57,7 @@ enum LiveCommand {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
                      "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead"],
-            flags: ["help", "no-tui"])
+            flags: ["help", "no-tui", "auto-resume", "reconnect"])
         if args.has("help") {
             print(help)
             return
@@ -111,7 +118,7 @@ enum LiveCommand {
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
         let lookahead = try lookaheadOption(args)
 
-        StopSignals.install()
+        StopSignals.install(jobControl: true)
         let driver: DuplexDriver
         do {
             driver = try DuplexDriver(options: options)
@@ -123,21 +130,32 @@ enum LiveCommand {
         let chain = try VoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
                                    limiterLookaheadMilliseconds: lookahead ?? 0)
         engine.install(try chain.compile(spec: driver.processSpec))
-        do {
-            try driver.start(engine: engine)
-        } catch {
-            throw CommandLineError.runtime(error.description)
+        // The session opens again only this route (`--reconnect`), with the same options.
+        let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: try sessionPolicy(args),
+                                   reopen: { () throws(ALSAError) in try DuplexDriver(options: options) })
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try chain.compile(spec: driver.processSpec))
+        }
+        runner.send(.userStart)
+        if runner.isOver {
+            runner.close()
+            try runner.report(quitKey: "q", consequence: "")
+            return
         }
         let extra = chain.latencyFrames > 0 ? " + limiter look-ahead \(chain.latencyFrames) frames" : ""
         print("busker live: \(driver.granted)\(extra)")
         if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
 
-        let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
-        let ending = session.run()
-        driver.stop()
-        driver.close()
-        engine.releaseAll()
-        try ending.report(command: "live", quitKey: "q", driver: driver, consequence: "; the mic is off")
+        let session = LiveSession(chain: chain, runner: runner, settings: settings, useTUI: useTUI)
+        _ = session.run()
+        runner.close()
+        try runner.report(quitKey: "q", consequence: "; the mic is off")
+    }
+
+    /// `--auto-resume` and `--reconnect` (shared with busker play).
+    static func sessionPolicy(_ args: ArgumentScanner) throws -> SessionPolicy {
+        SessionPolicy(autoResume: args.has("auto-resume"), reconnect: args.has("reconnect"))
     }
 
     /// `--limiter-lookahead`, checked, or nil when not given.

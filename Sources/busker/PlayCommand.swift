@@ -33,6 +33,8 @@ enum PlayCommand {
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; ends with the song, or on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead, 0…5 ms (default 1)
+      --auto-resume          after a suspend or Ctrl-Z, start again by itself (default: wait for space)
+      --reconnect            when the output is lost, wait for it and restart on it (default: exit 1)
 
     tone (as in busker live):
       --bass DB  --treble DB  --boost DB  --reverb PERCENT  --room NAME
@@ -45,7 +47,7 @@ enum PlayCommand {
             valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
                 "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
                 "bass", "treble", "boost", "reverb", "room", "volume"]),
-            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop"]))
+            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop", "auto-resume", "reconnect"]))
         if args.has("help") {
             print(help)
             return
@@ -72,7 +74,7 @@ enum PlayCommand {
         if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.sampleRate) }
 
         let sources = try MIDISources(args: args)
-        StopSignals.install()
+        StopSignals.install(jobControl: true)
         let driver: DuplexDriver
         do {
             driver = try DuplexDriver(options: options)
@@ -89,30 +91,32 @@ enum PlayCommand {
         let engine = RenderEngine()
         engine.attach(rig.scheduler)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
+        let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
+                                   reopen: { () throws(ALSAError) in try DuplexDriver(options: options) })
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try rig.chain.compile(spec: driver.processSpec))
+        }
         sources.start()
-        do {
-            try driver.start(engine: engine)
-        } catch {
+        runner.send(.userStart)
+        if runner.isOver {
             sources.stop()
-            throw CommandLineError.runtime(error.description)
+            runner.close()
+            try runner.report(quitKey: "esc", consequence: "")
+            return
         }
         player?.play()
         print("busker play: \(driver.granted); \(rig.summary)")
         for notice in sources.notices { print("busker play: \(notice)") }
         if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
 
-        let session = PlaySession(rig: rig, sources: sources, driver: driver, engine: engine, player: player,
+        let session = PlaySession(rig: rig, sources: sources, runner: runner, player: player,
                                   songName: songPath.map { ($0 as NSString).lastPathComponent },
                                   settings: settings, useTUI: useTUI)
-        let ending = session.run()
-        // Notes end before the sound does: release, let a few periods carry the note-offs, then stop.
+        _ = session.run()
         sources.stop()
-        rig.scheduler.releaseAllNotes()
-        usleep(50_000)
-        driver.stop()
-        driver.close()
-        engine.releaseAll()
+        runner.close()
         rig.collectRetired()
-        try ending.report(command: "play", quitKey: "esc", driver: driver, consequence: "")
+        try runner.report(quitKey: "esc", consequence: "")
     }
 }

@@ -105,7 +105,7 @@ final class SessionRouteSafetyTests: XCTestCase {
                 default: false
                 }
                 if stops {
-                    XCTAssertTrue(edge.effects.contains(.stopAudio), context)
+                    XCTAssertTrue(edge.effects.contains(.stopAudio) || edge.effects.contains(.drainAudio), context)
                     XCTAssertTrue(edge.effects.contains(.allNotesOff), context)
                     XCTAssertTrue(edge.effects.contains(.finalizeRecording), context)
                 }

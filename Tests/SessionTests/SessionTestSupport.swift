@@ -10,7 +10,7 @@ enum Fixture {
     static let missing = StartFailure(kind: .missing, device: "busker_out", message: "no ALSA PCM named 'busker_out'")
     static let other = StartFailure(kind: .other, device: "busker_out", message: "snd_pcm_prepare failed: Input/output error")
     static let lostText = "playback device 'busker_out' lost (No such device)"
-    static let stallLossText = "no audio period for 1000 ms (the device or its sound server is gone)"
+    static let stallLossText = "no audio period from busker_in → busker_out for 1000 ms (the device or its sound server is gone)"
 
     static let defaultPolicy = SessionPolicy()
     static let permissive = SessionPolicy(autoResume: true, reconnect: true)

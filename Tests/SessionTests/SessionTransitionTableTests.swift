@@ -75,7 +75,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .deviceAppeared("hw:9,0"): .to(.running(micLive: m), [.tell("a device appeared: hw:9,0; Busker stays on busker_in → busker_out")]),
             .formatChanged(f): .to(.interrupted(.formatChanged, micLive: m), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("44100 Hz")]),
             .serverRestarted: .to(.running(micLive: m), [.tell("restarted")]),
-            .songEnded: .ended(.songEnded),
+            .songEnded: .to(.stopped(.songEnded), [.drainAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 0)]),
             .signal(.interrupt): .ended(.signal(.interrupt)),
             .signal(.terminate): .ended(.signal(.terminate)),
             .signal(.terminalStop): .ctrlZ(micLive: m),
