@@ -1,0 +1,179 @@
+import Foundation
+import RenderTestSupport
+import XCTest
+
+/// Device events end to end, on the real executable: the sound server dying
+/// under `busker live`, and a device another process holds.
+final class DeviceEventTests: XCTestCase {
+    /// Kills (SIGKILL) the JACK server of the virtual sound card under a
+    /// running `busker live --no-tui`: the ALSA jack PCM then delivers nothing
+    /// and reports nothing (plain ALSA programs block forever here), so the
+    /// driver's stall watchdog notices and the state machine calls a stall
+    /// that lasts a loss. Busker must exit with status 1 and a last line
+    /// saying the device was lost — no hang, no busy loop, no crash.
+    /// The stop delay is printed (the goal is under 2 s); the assertion is
+    /// only that the process has ended within 10 s, which proves it does not hang.
+    func testKillingTheJackServerStopsLiveWithExitStatus1AndDeviceLost() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-kill-test")
+        defer { try? card.stop() }
+        let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card.serverName).pid"
+        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out", "--period", "64"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Wait (bounded) until audio runs.
+        var text = ""
+        let startDeadline = Date().addingTimeInterval(20)
+        while !text.contains("] running") && Date() < startDeadline && process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertTrue(text.contains("] running"), "busker live did not start: \(text)")
+        guard process.isRunning else { return XCTFail("busker live ended before the kill") }
+
+        let cpuAtKill = cpuSeconds(of: process.processIdentifier)
+        let killed = Date()
+        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        var cpuAtEnd = cpuAtKill
+        let deadline = killed.addingTimeInterval(10)
+        while process.isRunning && Date() < deadline {
+            if let cpu = cpuSeconds(of: process.processIdentifier) { cpuAtEnd = cpu }
+            usleep(10_000)
+        }
+        let stopDelay = Date().timeIntervalSince(killed)
+        XCTAssertFalse(process.isRunning, "busker live still runs 10 s after the JACK server was killed (hang)")
+        guard !process.isRunning else { return }
+        process.waitUntilExit()
+        let stderrText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdoutText = text + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let cpu = (cpuAtEnd ?? 0) - (cpuAtKill ?? 0)
+        print(String(format: "busker live after SIGKILL of jackd: exited in %.3f s (goal < 2 s), CPU %.3f s meanwhile, status %d",
+                     stopDelay, cpu, process.terminationStatus))
+
+        XCTAssertEqual(process.terminationReason, .exit, "busker crashed")
+        XCTAssertEqual(process.terminationStatus, 1, stderrText)
+        let lastLine = stderrText.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(lastLine.hasPrefix("busker: stopped: device lost: "), "last line: '\(lastLine)'")
+        XCTAssertTrue(lastLine.contains("busker_in → busker_out"), "the last line names the devices: '\(lastLine)'")
+        XCTAssertTrue(lastLine.contains("the mic is off"), lastLine)
+        XCTAssertTrue(stdoutText.contains("STALLED") || stdoutText.contains("no audio period"),
+                      "the stall was shown before the loss: \(stdoutText.suffix(500))")
+        // RECORDING HOOK (issue 5): with `--record`, assert here that the file is a valid WAV holding everything up to the loss.
+    }
+
+    /// `busker live` on a device another process holds: one line naming the
+    /// device and the process, exit status 1, quickly.
+    ///
+    /// This machine has no sound card (no /dev/snd, no snd-dummy or
+    /// snd-aloop to load in a container), so no real PCM can be made busy.
+    /// What is real: the holder is a real process with a real open file at
+    /// /dev/snd/pcmC0D0c (in a private mount namespace, so nothing outside
+    /// the test sees it), found through the real /proc. What is injected: the
+    /// `-EBUSY` itself, by an LD_PRELOAD shim over libasound's snd_pcm_open.
+    func testABusyDeviceNamesTheDeviceAndTheProcessHoldingIt() throws {
+        try XCTSkipUnless(getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+                          "needs root and unshare for a private /dev")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("busker-busy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shim = try buildBusyShim(in: dir)
+        let holderFile = dir.appendingPathComponent("holder.pid").path
+        let timing = dir.appendingPathComponent("elapsed.ns").path
+        let script = """
+        set -e
+        mount -t tmpfs -o mode=755 tmpfs /dev
+        mknod -m 666 /dev/null c 1 3
+        mknod -m 666 /dev/zero c 1 5
+        mknod -m 666 /dev/urandom c 1 9
+        mkdir /dev/snd
+        : > /dev/snd/pcmC0D0c
+        sleep 60 3>/dev/snd/pcmC0D0c &
+        holder=$!
+        echo $holder > '\(holderFile)'
+        set +e
+        start=$(date +%s%N)
+        LD_PRELOAD='\(shim)' BUSKER_TEST_BUSY_PCM=hw:0,0 '\(buskerPath)' live --no-tui --device hw:0,0
+        status=$?
+        echo $(( $(date +%s%N) - start )) > '\(timing)'
+        kill $holder
+        exit $status
+        """
+        let r = try runProcess("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script])
+        let holder = try String(contentsOfFile: holderFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let elapsed = (Double(try String(contentsOfFile: timing, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan) / 1e9
+        print(String(format: "busker live on a busy device: one-line error after %.3f s (goal < 2 s): %@", elapsed, r.stderr))
+        assertOneLineError(r, status: 1, mentioning: "capture device 'hw:0,0' is busy, held by sleep (pid \(holder))")
+        XCTAssertLessThan(elapsed, 10, "no hang")
+    }
+
+    // MARK: Helpers
+
+    /// utime + stime of a process, in seconds, from /proc/PID/stat.
+    private func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (1-based over the whole line).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// A shared library that makes snd_pcm_open answer -EBUSY for the PCM
+    /// named by $BUSKER_TEST_BUSY_PCM and passes everything else to libasound.
+    private func buildBusyShim(in dir: URL) throws -> String {
+        let source = dir.appendingPathComponent("busy.c")
+        let library = dir.appendingPathComponent("libbusy.so").path
+        try """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <errno.h>
+        #include <stdlib.h>
+        #include <string.h>
+        typedef struct _snd_pcm snd_pcm_t;
+        typedef struct _snd_config snd_config_t;
+        static int busy(const char *name) {
+            const char *wanted = getenv("BUSKER_TEST_BUSY_PCM");
+            return wanted && name && strcmp(wanted, name) == 0;
+        }
+        int snd_pcm_open(snd_pcm_t **pcm, const char *name, int stream, int mode) {
+            if (busy(name)) return -EBUSY;
+            int (*real)(snd_pcm_t **, const char *, int, int) = (int (*)(snd_pcm_t **, const char *, int, int))dlsym(RTLD_NEXT, "snd_pcm_open");
+            return real(pcm, name, stream, mode);
+        }
+        int snd_pcm_open_lconf(snd_pcm_t **pcm, const char *name, int stream, int mode, snd_config_t *conf) {
+            if (busy(name)) return -EBUSY;
+            int (*real)(snd_pcm_t **, const char *, int, int, snd_config_t *) = (int (*)(snd_pcm_t **, const char *, int, int, snd_config_t *))dlsym(RTLD_NEXT, "snd_pcm_open_lconf");
+            return real(pcm, name, stream, mode, conf);
+        }
+        """.write(to: source, atomically: true, encoding: .utf8)
+        let cc = try runProcess("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"])
+        XCTAssertEqual(cc.status, 0, cc.stderr)
+        return library
+    }
+
+    private func runProcess(_ path: String, _ arguments: [String]) throws -> BuskerRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return BuskerRun(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                         stderr: String(decoding: e, as: UTF8.self))
+    }
+}
