@@ -117,7 +117,58 @@ final class DeviceEventTests: XCTestCase {
         XCTAssertLessThan(elapsed, 10, "no hang")
     }
 
+    /// Ctrl-Z (SIGTSTP) under a running `busker live --no-tui`: audio stops,
+    /// then the process really stops (state T). On SIGCONT it runs again but
+    /// audio stays off (the mic does not come back unasked) until the user
+    /// starts it; with `--auto-resume` it restarts on the same devices.
+    func testCtrlZStopsTheProcessAndContinueResumesOnlyWhenAsked() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-tstp-test")
+        defer { try? card.stop() }
+        for autoResume in [false, true] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: buskerPath)
+            process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out"] + (autoResume ? ["--auto-resume"] : [])
+            var environment = ProcessInfo.processInfo.environment
+            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+            process.environment = environment
+            let out = OutputCollector(), err = OutputCollector()
+            process.standardOutput = out.pipe
+            process.standardError = err.pipe
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGCONT); process.terminate() } }
+            XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
+
+            XCTAssertEqual(kill(process.processIdentifier, SIGTSTP), 0)
+            XCTAssertTrue(wait(for: { processState(process.processIdentifier) == "T" }), "SIGTSTP did not stop the process")
+            XCTAssertEqual(kill(process.processIdentifier, SIGCONT), 0)
+            if autoResume {
+                XCTAssertTrue(out.waitFor("audio is back on busker_in → busker_out"), out.text)
+                let after = out.text.count
+                XCTAssertTrue(out.waitFor("] running", after: after), "running again: \(out.text)")
+            } else {
+                XCTAssertTrue(out.waitFor("audio stays off until you press space"), out.text)
+                XCTAssertTrue(out.waitFor("INTERRUPTED: Busker was stopped (Ctrl-Z)"), out.text)
+                XCTAssertFalse(out.text.contains("audio is back"), out.text)
+            }
+            XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
+            XCTAssertTrue(wait(for: { !process.isRunning }), "SIGINT did not end it")
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, err.text)
+            XCTAssertTrue(out.waitFor("busker live: stopped by SIGINT"), out.text)
+        }
+    }
+
     // MARK: Helpers
+
+    /// Polls `condition` every 10 ms for at most `timeout` seconds.
+    private func wait(for condition: () -> Bool, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
 
     /// utime + stime of a process, in seconds, from /proc/PID/stat.
     private func cpuSeconds(of pid: Int32) -> Double? {
@@ -175,5 +226,50 @@ final class DeviceEventTests: XCTestCase {
         process.waitUntilExit()
         return BuskerRun(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                          stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// The state letter of a process (R, S, T…) from /proc/PID/stat.
+func processState(_ pid: Int32) -> String? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+}
+
+/// Collects what a child process writes to a pipe, on a thread of its own,
+/// so the child never blocks on a full pipe and the test can wait for text.
+final class OutputCollector: @unchecked Sendable {
+    let pipe = Pipe()
+    private let lock = NSLock()
+    private var collected = ""
+
+    init() {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                collected += String(decoding: chunk, as: UTF8.self)
+                lock.unlock()
+            }
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return collected
+    }
+
+    /// Waits (at most `timeout` s) until `needle` appears after the first `after` characters.
+    func waitFor(_ needle: String, after: Int = 0, timeout: TimeInterval = 15) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let t = text
+            if t.dropFirst(min(after, t.count)).contains(needle) { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return false
     }
 }
