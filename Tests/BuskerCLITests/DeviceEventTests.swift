@@ -158,6 +158,67 @@ final class DeviceEventTests: XCTestCase {
         }
     }
 
+    /// With `--reconnect`, a lost server is waited for, and when the same
+    /// server is back (restarted under the same name) audio restarts on the
+    /// same devices, by itself.
+    func testReconnectRestartsOnTheSameDevicesWhenTheServerIsBack() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-reconnect-test")
+        defer { try? card.stop() }
+        let runtime = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let pidFile = runtime + "/busker-virtual-soundcard-\(card.serverName).pid"
+        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = ["live", "--no-tui", "--reconnect", "--input", "busker_in", "--output", "busker_out"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        process.environment = environment
+        let out = OutputCollector(), err = OutputCollector()
+        process.standardOutput = out.pipe
+        process.standardError = err.pipe
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
+
+        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        XCTAssertTrue(out.waitFor("waiting for busker_in → busker_out (--reconnect)"), out.text)
+        XCTAssertTrue(process.isRunning, "with --reconnect a loss does not end the session")
+        // The same server again, as Tools/virtual-soundcard start would bring it back.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/virtual-soundcard").path
+        let log = URL(fileURLWithPath: runtime).appendingPathComponent("busker-reconnect-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        // JACK refuses the name ("server already active") until it has noticed
+        // the killed server is gone: try a few times, a second apart.
+        var restartStatus: Int32 = -1
+        for _ in 0..<8 where restartStatus != 0 {
+            let restart = Process()
+            restart.executableURL = URL(fileURLWithPath: "/bin/bash")
+            restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--config", card.asoundrcURL.path]
+            // A file, not a pipe: the server inherits these descriptors and outlives the script.
+            let logHandle = try FileHandle(forWritingTo: log)
+            restart.standardOutput = logHandle
+            restart.standardError = logHandle
+            try restart.run()
+            restart.waitUntilExit()
+            try? logHandle.close()
+            restartStatus = restart.terminationStatus
+            if restartStatus != 0 { sleep(1) }
+        }
+        XCTAssertEqual(restartStatus, 0, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+
+        XCTAssertTrue(out.waitFor("busker_out is back; restarting on busker_in → busker_out (--reconnect)"), out.text)
+        XCTAssertTrue(out.waitFor("audio is back on busker_in → busker_out"), out.text)
+        let after = out.text.count
+        XCTAssertTrue(out.waitFor("] running", after: after), out.text)
+        XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
+        XCTAssertTrue(wait(for: { !process.isRunning }), "SIGINT did not end it")
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+    }
+
     // MARK: Helpers
 
     /// Polls `condition` every 10 ms for at most `timeout` seconds.
