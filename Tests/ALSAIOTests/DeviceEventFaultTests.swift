@@ -12,7 +12,11 @@ import XCTest
 /// the way: what the driver reports, the session event it reads as, and the
 /// state the session state machine ends in (default policy: nothing by itself).
 final class DeviceEventFaultTests: XCTestCase {
-    enum Point: String, CaseIterable { case open, prepare, start, read, write, recover, drain }
+    enum Point: String, CaseIterable { case open, prepare, start, read, wait, write, recover, drain }
+    /// Duplex reads capture periods (its waits only follow a read that found
+    /// nothing, which the file loopback never does); playback-only waits for room instead.
+    static let duplexPoints: [Point] = [.open, .prepare, .start, .read, .write, .recover, .drain]
+    static let playbackOnlyPoints: [Point] = [.open, .prepare, .start, .wait, .write, .recover, .drain]
     static let errors: [Int32] = [ENODEV, EBUSY, EPIPE, ESTRPIPE, EIO]
 
     /// What the driver did.
@@ -29,8 +33,12 @@ final class DeviceEventFaultTests: XCTestCase {
 
     private var dir: URL!
     private var procRoot: URL!
-    private let capture = "busker_test_infile"
-    private let playback = "busker_test_playback"
+    /// Duplex on the file loopback, or playback only (the `asym` PCM with no capture side).
+    private var playbackOnly = false
+    private var capture: String? { playbackOnly ? nil : "busker_test_infile" }
+    private var playback: String { playbackOnly ? PlaybackOnlyTestSupport.pcmName : "busker_test_playback" }
+    /// The side that opens first, and so fails first at open, prepare and start.
+    private var first: (name: String, direction: PCMDirection) { capture.map { ($0, .capture) } ?? (playback, .playback) }
     private var route: DeviceRoute { DeviceRoute(input: capture, output: playback) }
 
     override func setUpWithError() throws {
@@ -42,12 +50,13 @@ final class DeviceEventFaultTests: XCTestCase {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    /// A `/proc` with one process holding a capture node (pid 4242, `arecord`)
-    /// and one holding only an ordinary file.
+    /// A `/proc` with one process holding a capture node (pid 4242, `arecord`),
+    /// one a playback node (4244, `aplay`) and one only an ordinary file.
     static func fakeProc(in dir: URL) throws -> URL {
         let root = dir.appendingPathComponent("proc")
         let fm = FileManager.default
-        for (pid, comm, target) in [(4242, "arecord", "/dev/snd/pcmC0D0c"), (4243, "vim", "/home/user/notes.txt")] {
+        for (pid, comm, target) in [(4242, "arecord", "/dev/snd/pcmC0D0c"), (4243, "vim", "/home/user/notes.txt"),
+                                    (4244, "aplay", "/dev/snd/pcmC1D0p")] {
             let fd = root.appendingPathComponent("\(pid)/fd")
             try fm.createDirectory(at: fd, withIntermediateDirectories: true)
             try "\(comm)\n".write(to: root.appendingPathComponent("\(pid)/comm"), atomically: true, encoding: .utf8)
@@ -59,9 +68,14 @@ final class DeviceEventFaultTests: XCTestCase {
     // MARK: Running one fault
 
     private func options(calls: PCMCalls, frames: Int) throws -> DuplexDriver.Options {
-        let raw = dir.appendingPathComponent("in.raw")
-        try ALSATestSupport.writeRaw(ALSATestSupport.testSignal(frames: frames), to: raw)
-        var o = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"), playbackChannels: 1)
+        var o: DuplexDriver.Options
+        if playbackOnly {
+            o = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"), channels: 1)
+        } else {
+            let raw = dir.appendingPathComponent("in.raw")
+            try ALSATestSupport.writeRaw(ALSATestSupport.testSignal(frames: frames), to: raw)
+            o = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"), playbackChannels: 1)
+        }
         o.stopAfterFrames = frames
         o.calls = calls
         o.procRoot = procRoot.path
@@ -72,7 +86,8 @@ final class DeviceEventFaultTests: XCTestCase {
     private func faultyCalls(_ point: Point, _ code: Int32) -> PCMCalls {
         var calls = PCMCalls.live
         let counter = CallCounter()
-        let name = capture
+        let name = first.name
+        let playbackOnly = self.playbackOnly
         switch point {
         case .open:
             calls.open = { handle, pcm, stream, mode, configuration in
@@ -91,9 +106,19 @@ final class DeviceEventFaultTests: XCTestCase {
             calls.writeInterleaved = { pcm, buffer, frames in
                 counter.next() == 7 ? -Int(code) : snd_pcm_writei(pcm, buffer, frames)
             }
+        case .wait:
+            calls.wait = { pcm, timeout in
+                counter.next() == 5 ? -code : snd_pcm_wait(pcm, timeout)
+            }
         case .recover:
-            calls.readInterleaved = { pcm, buffer, frames in
-                counter.next() == 5 ? -Int(EPIPE) : snd_pcm_readi(pcm, buffer, frames)
+            if playbackOnly {
+                calls.writeInterleaved = { pcm, buffer, frames in
+                    counter.next() == 7 ? -Int(EPIPE) : snd_pcm_writei(pcm, buffer, frames)
+                }
+            } else {
+                calls.readInterleaved = { pcm, buffer, frames in
+                    counter.next() == 5 ? -Int(EPIPE) : snd_pcm_readi(pcm, buffer, frames)
+                }
             }
             calls.recover = { _, _, _ in -code }
         case .drain:
@@ -138,7 +163,7 @@ final class DeviceEventFaultTests: XCTestCase {
         case let .openFailed(error):
             return [.startFailed(error.startFailure)]
         case let .startFailed(call, direction, code):
-            let error = ALSAError.callFailed(device: direction == .capture ? capture : playback, direction: direction,
+            let error = ALSAError.callFailed(device: direction == .capture ? capture ?? playback : playback, direction: direction,
                                              call: call, code: code, detail: "")
             return [.startFailed(error.startFailure)]
         case let .finished(reason):
@@ -157,22 +182,24 @@ final class DeviceEventFaultTests: XCTestCase {
     // MARK: The expectations
 
     private func expectedOutcome(_ point: Point, _ code: Int32) -> Outcome {
+        let (name, side) = first
         switch point {
         case .open:
             switch code {
             case EBUSY:
-                return .openFailed(.deviceBusy(device: capture, direction: .capture,
-                                               holders: [DeviceHolder(pid: 4242, command: "arecord", node: "/dev/snd/pcmC0D0c")]))
+                let holder = side == .capture ? DeviceHolder(pid: 4242, command: "arecord", node: "/dev/snd/pcmC0D0c")
+                                              : DeviceHolder(pid: 4244, command: "aplay", node: "/dev/snd/pcmC1D0p")
+                return .openFailed(.deviceBusy(device: name, direction: side, holders: [holder]))
             case ENODEV:
-                return .openFailed(.unknownPCM(device: capture, direction: .capture, detail: ""))
+                return .openFailed(.unknownPCM(device: name, direction: side, detail: ""))
             default:
-                return .openFailed(.callFailed(device: capture, direction: .capture, call: "snd_pcm_open", code: -code, detail: ""))
+                return .openFailed(.callFailed(device: name, direction: side, call: "snd_pcm_open", code: -code, detail: ""))
             }
         case .prepare:
-            return .startFailed(call: "snd_pcm_prepare", direction: .capture, code: -code)
+            return .startFailed(call: "snd_pcm_prepare", direction: side, code: -code)
         case .start:
-            return .startFailed(call: "snd_pcm_start", direction: .capture, code: -code)
-        case .read, .write:
+            return .startFailed(call: "snd_pcm_start", direction: side, code: -code)
+        case .read, .wait, .write:
             let side: PCMDirection = point == .read ? .capture : .playback
             switch code {
             case ENODEV: return .stopped(.deviceLost(side, code: -ENODEV), xruns: 0)
@@ -183,7 +210,8 @@ final class DeviceEventFaultTests: XCTestCase {
         case .recover:
             // Preparing again failed: the device is gone (a dead server fails
             // exactly here), unless it was suspended meanwhile.
-            return .stopped(code == ESTRPIPE ? .suspended(.capture) : .deviceLost(.capture, code: -code), xruns: 1)
+            let side = first.direction
+            return .stopped(code == ESTRPIPE ? .suspended(side) : .deviceLost(side, code: -code), xruns: 1)
         case .drain:
             switch code {
             case EPIPE: return .finished(nil)
@@ -200,7 +228,7 @@ final class DeviceEventFaultTests: XCTestCase {
         case .open, .prepare, .start:
             guard case let .startFailed(failure)? = events.first else { return .idle }
             return .failed(failure)
-        case .read, .write, .recover:
+        case .read, .wait, .write, .recover:
             switch events.last {
             case .deviceLost(let what)?: return .stopped(.deviceLost(what))
             case .driverError(let what)?: return .stopped(.error(what))
@@ -215,7 +243,7 @@ final class DeviceEventFaultTests: XCTestCase {
     private func startState(_ point: Point) -> SessionState {
         switch point {
         case .open, .prepare, .start: .starting
-        case .read, .write, .recover: .running(micLive: true)
+        case .read, .wait, .write, .recover: .running(micLive: true)
         case .drain: .stopped(.songEnded)
         }
     }
@@ -226,7 +254,7 @@ final class DeviceEventFaultTests: XCTestCase {
         switch point {
         case .open, .prepare, .start:
             return code == EBUSY ? "busy" : code == ENODEV ? "missing" : "other"
-        case .read, .write:
+        case .read, .wait, .write:
             return [ENODEV: "lost", EPIPE: "xrun", ESTRPIPE: "suspended"][code] ?? "error"
         case .recover:
             // Counted as an xrun (xruns: 1), but never reported recovered: it was not.
@@ -256,23 +284,33 @@ final class DeviceEventFaultTests: XCTestCase {
 
     // MARK: The test
 
-    func testEveryErrorAtEveryPoint() throws {
+    func testEveryErrorAtEveryPointDuplex() throws {
+        playbackOnly = false
+        try checkEveryErrorAtEveryPoint(Self.duplexPoints, mode: "duplex")
+    }
+
+    func testEveryErrorAtEveryPointPlaybackOnly() throws {
+        playbackOnly = true
+        try checkEveryErrorAtEveryPoint(Self.playbackOnlyPoints, mode: "playback only")
+    }
+
+    private func checkEveryErrorAtEveryPoint(_ points: [Point], mode: String) throws {
         let machine = SessionStateMachine(route: route, policy: SessionPolicy())
         var table: [String] = []
-        for point in Point.allCases {
+        for point in points {
             for code in Self.errors {
                 let label = "\(point.rawValue) -\(Self.errnoName(code))"
                 let (outcome, driverEvents) = try run(point, code)
-                XCTAssertEqual(outcome, expectedOutcome(point, code), label)
+                XCTAssertEqual(outcome, expectedOutcome(point, code), "\(mode): \(label)")
                 let events = sessionEvents(outcome, driverEvents)
-                XCTAssertEqual(kind(of: events), expectedEventKind(point, code), "\(label): \(events)")
+                XCTAssertEqual(kind(of: events), expectedEventKind(point, code), "\(mode): \(label): \(events)")
                 var state = startState(point)
                 for event in events { state = machine.transition(from: state, on: event).0 }
-                XCTAssertEqual(state, expectedSessionState(point, code, events: events), label)
+                XCTAssertEqual(state, expectedSessionState(point, code, events: events), "\(mode): \(label)")
                 table.append("\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) → \(outcome) → \(kind(of: events)) → \(state.statusText)")
             }
         }
-        print("Device event fault matrix (point, error → driver → session event → session state):\n" + table.joined(separator: "\n"))
+        print("Device event fault matrix, \(mode) (point, error → driver → session event → session state):\n" + table.joined(separator: "\n"))
     }
 
     /// A busy device at open names the device and the process holding it, in one line.
