@@ -72,6 +72,43 @@ final class DeviceEventTests: XCTestCase {
         // RECORDING HOOK (issue 5): with `--record`, assert here that the file is a valid WAV holding everything up to the loss.
     }
 
+    /// The same for `busker play` (playback only, instruments): every note
+    /// ends, and it exits with status 1 and a last line saying the output was lost.
+    func testKillingTheJackServerStopsPlayWithExitStatus1AndDeviceLost() throws {
+        let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed")
+        let card = try VirtualSoundCardFixture(name: "busker-kill-play-test")
+        defer { try? card.stop() }
+        let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card.serverName).pid"
+        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = ["play", "--no-tui", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        process.environment = environment
+        let out = OutputCollector(), err = OutputCollector()
+        process.standardOutput = out.pipe
+        process.standardError = err.pipe
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(out.waitFor("] running"), "busker play did not start: \(out.text) \(err.text)")
+
+        let killed = Date()
+        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        XCTAssertTrue(wait(for: { !process.isRunning }), "busker play still runs 10 s after the JACK server was killed (hang)")
+        let stopDelay = Date().timeIntervalSince(killed)
+        guard !process.isRunning else { return }
+        process.waitUntilExit()
+        XCTAssertTrue(err.waitForEnd(), "standard error not closed")
+        print(String(format: "busker play after SIGKILL of jackd: exited in %.3f s, status %d", stopDelay, process.terminationStatus))
+        XCTAssertEqual(process.terminationReason, .exit, "busker crashed")
+        XCTAssertEqual(process.terminationStatus, 1, err.text)
+        let lastLine = err.text.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(lastLine.hasPrefix("busker: stopped: device lost: "), "last line: '\(lastLine)'")
+        XCTAssertTrue(lastLine.contains("busker_out"), lastLine)
+    }
+
     /// `busker live` on a device another process holds: one line naming the
     /// device and the process, exit status 1, quickly.
     ///
@@ -303,13 +340,19 @@ final class OutputCollector: @unchecked Sendable {
     let pipe = Pipe()
     private let lock = NSLock()
     private var collected = ""
+    private var ended = false
 
     init() {
         let handle = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {
                 let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                if chunk.isEmpty {
+                    lock.lock()
+                    ended = true
+                    lock.unlock()
+                    break
+                }
                 lock.lock()
                 collected += String(decoding: chunk, as: UTF8.self)
                 lock.unlock()
@@ -321,6 +364,19 @@ final class OutputCollector: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return collected
+    }
+
+    /// Waits (at most `timeout` s) until the writer has closed the pipe and everything is read.
+    func waitForEnd(timeout: TimeInterval = 15) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            lock.lock()
+            let done = ended
+            lock.unlock()
+            if done { return true }
+            usleep(10_000)
+        } while Date() < deadline
+        return false
     }
 
     /// Waits (at most `timeout` s) until `needle` appears after the first `after` characters.
