@@ -177,6 +177,8 @@ final class SessionRunner {
                 processQueuedNow()
             }
         }
+        // A stalled loop is still waiting for a period: end it before starting again.
+        driver.stop()
         watch.reset()
         do {
             if case .suspended? = driver.stopReason {
