@@ -132,7 +132,7 @@ enum LiveCommand {
         engine.install(try chain.compile(spec: driver.processSpec))
         // The session opens again only this route (`--reconnect`), with the same options.
         let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: try sessionPolicy(args),
-                                   reopen: { () throws(ALSAError) in try DuplexDriver(options: options) })
+                                   reopen: { [options] in try DuplexDriver(options: options) })
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try chain.compile(spec: driver.processSpec))

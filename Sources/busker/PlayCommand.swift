@@ -92,7 +92,7 @@ enum PlayCommand {
         engine.attach(rig.scheduler)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
         let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
-                                   reopen: { () throws(ALSAError) in try DuplexDriver(options: options) })
+                                   reopen: { [options] in try DuplexDriver(options: options) })
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))

@@ -21,7 +21,7 @@ final class SessionRunner {
     private var watch: DriverWatch
     private let watcher: DeviceWatcher
     private var lastDevicePoll = Date.distantPast
-    private let reopen: () throws(ALSAError) -> DuplexDriver
+    private let reopen: () throws -> DuplexDriver
     private var xrunsOfClosedDrivers = 0
     private var processing = false
     private var queued: [SessionEvent] = []
@@ -44,7 +44,7 @@ final class SessionRunner {
     ///   - driver: opened on the chosen route (open errors are the command's one-line error).
     ///   - reopen: opens the same route again after a loss (`--reconnect`).
     init(command: String, driver: DuplexDriver, engine: RenderEngine, policy: SessionPolicy,
-         reopen: @escaping () throws(ALSAError) -> DuplexDriver) {
+         reopen: @escaping () throws -> DuplexDriver) {
         self.command = command
         self.driver = driver
         self.engine = engine
@@ -167,8 +167,10 @@ final class SessionRunner {
                 }
                 driver = reopened
                 watcher.watchedRoute = nil
-            } catch {
+            } catch let error as ALSAError {
                 return send(.startFailed(error.startFailure))
+            } catch {
+                return send(.startFailed(StartFailure(kind: .other, device: machine.route.output, message: "\(error)")))
             }
             let granted = driver.granted.audioFormat
             if granted != format {
