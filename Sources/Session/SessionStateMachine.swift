@@ -103,7 +103,8 @@ public struct SessionStateMachine: Sendable {
         case .started: return (.running(micLive: micLive), [.tell("audio is back on \(route)")])
         case .micOn: return (.recovering(micLive: true), [])
         case .micOff: return (.recovering(micLive: false), [])
-        case let .formatChanged(format): return (.recovering(micLive: micLive), [.rebuildGraph(format)])
+        case let .formatChanged(format):
+            return (.recovering(micLive: micLive), [.rebuildGraph(format), .tell("the device now runs at \(format); the graph is rebuilt for it")])
         case let .startFailed(failure):
             switch failure.kind {
             case .busy:

@@ -202,6 +202,16 @@ final class DeviceEventTests: XCTestCase {
     /// server is back (restarted under the same name) audio restarts on the
     /// same devices, by itself.
     func testReconnectRestartsOnTheSameDevicesWhenTheServerIsBack() throws {
+        try reconnect(serverComesBackAt: 48000)
+    }
+
+    /// The server comes back at another rate: the graph is rebuilt for it
+    /// (the format change event), and audio restarts on the same devices.
+    func testReconnectRebuildsTheGraphWhenTheServerComesBackAtAnotherRate() throws {
+        try reconnect(serverComesBackAt: 44100)
+    }
+
+    private func reconnect(serverComesBackAt rate: Int) throws {
         let card = try VirtualSoundCardFixture(name: "busker-reconnect-test")
         defer { try? card.stop() }
         let runtime = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
@@ -225,9 +235,14 @@ final class DeviceEventTests: XCTestCase {
         XCTAssertTrue(out.waitFor("waiting for busker_in → busker_out (--reconnect)"), out.text)
         XCTAssertTrue(process.isRunning, "with --reconnect a loss does not end the session")
         // The same server again, as Tools/virtual-soundcard start would bring it back.
-        XCTAssertTrue(try restartServer(card, killed: jackPID), "the JACK server did not start again")
+        XCTAssertTrue(try restartServer(card, killed: jackPID, rate: rate), "the JACK server did not start again")
 
         XCTAssertTrue(out.waitFor("busker_out is back; restarting on busker_in → busker_out (--reconnect)"), out.text)
+        if rate != 48000 {
+            XCTAssertTrue(out.waitFor("the device now runs at \(rate) Hz, period 64, 2 in / 2 out; the graph is rebuilt for it"), out.text)
+        } else {
+            XCTAssertFalse(out.text.contains("now runs at"), out.text)
+        }
         XCTAssertTrue(out.waitFor("audio is back on busker_in → busker_out"), out.text)
         let after = out.text.count
         XCTAssertTrue(out.waitFor("] running", after: after), out.text)
@@ -245,7 +260,7 @@ final class DeviceEventTests: XCTestCase {
     /// JACK refuses the name ("server already active") until the killed
     /// process is reaped, so it tries a few times, a second apart.
     @discardableResult
-    private func restartServer(_ card: VirtualSoundCardFixture, killed pid: Int32) throws -> Bool {
+    private func restartServer(_ card: VirtualSoundCardFixture, killed pid: Int32, rate: Int = 48000) throws -> Bool {
         // JACK checks whether the old server lives with kill(pid, 0): wait until it is reaped.
         _ = wait(for: { kill(pid, 0) != 0 })
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -256,7 +271,8 @@ final class DeviceEventTests: XCTestCase {
         for _ in 0..<8 {
             let restart = Process()
             restart.executableURL = URL(fileURLWithPath: "/bin/bash")
-            restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--config", card.asoundrcURL.path]
+            restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--rate", String(rate),
+                                 "--config", card.asoundrcURL.path]
             // A file, not a pipe: the server inherits these descriptors and outlives the script.
             let logHandle = try FileHandle(forWritingTo: log)
             restart.standardOutput = logHandle

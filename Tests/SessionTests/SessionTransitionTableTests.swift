@@ -103,7 +103,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("appeared")]),
             .deviceAppeared("hw:9,0"): .to(.recovering(micLive: true), [.tell("appeared")]),
-            .formatChanged(f): .to(.recovering(micLive: true), [.rebuildGraph(f)]),
+            .formatChanged(f): .to(.recovering(micLive: true), [.rebuildGraph(f), .tell("now runs at 44100 Hz, period 64, 2 in / 2 out")]),
             .serverRestarted: .to(.recovering(micLive: true), [.tell("restarted")]),
             .songEnded: .nothing,
             .signal(.interrupt): .ended(.signal(.interrupt)),
