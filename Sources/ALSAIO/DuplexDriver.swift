@@ -89,6 +89,9 @@ public final class DuplexDriver: @unchecked Sendable {
         public var renderThreadStarted: (@Sendable () -> Void)?
         /// The libasound calls; replace entries to inject faults.
         public var calls: PCMCalls = .live
+        /// Where to look for the process holding a busy device (`-EBUSY` at
+        /// open); tests point it at a fake `/proc` tree.
+        public var procRoot = "/proc"
 
         /// One device for both directions (`--device`).
         public init(device: String = "default") {
@@ -140,14 +143,14 @@ public final class DuplexDriver: @unchecked Sendable {
         }
         if let captureName = options.capturePCM {
             let stream = try PCMStream.open(name: captureName, direction: .capture,
-                                            configuration: configurationTree, calls: options.calls)
+                                            configuration: configurationTree, calls: options.calls, procRoot: options.procRoot)
             try stream.configure(request(options.captureChannels))
             capture = stream
         } else {
             capture = nil
         }
         playback = try PCMStream.open(name: options.playbackPCM, direction: .playback,
-                                      configuration: configurationTree, calls: options.calls)
+                                      configuration: configurationTree, calls: options.calls, procRoot: options.procRoot)
         try playback.configure(request(options.playbackChannels))
 
         var linked = false
@@ -252,6 +255,44 @@ public final class DuplexDriver: @unchecked Sendable {
         dropStreams()
     }
 
+    /// Ends the run after what is queued has played (`snd_pcm_drain` on
+    /// playback; capture is dropped): for an ending that should not cut the
+    /// last notes, as when a song ends. Never waits longer than
+    /// `timeoutMilliseconds` — a plugin PCM whose server died never drains —
+    /// and drops what is left then.
+    /// - Returns: nil when everything played (or nothing was running), else
+    ///   why not: the device lost or suspended meanwhile, an error, or
+    ///   `-ETIMEDOUT` as an `ioError`.
+    /// - Realtime: unsafe (joins a thread, sleeps). Control thread.
+    @discardableResult
+    public func finish(timeoutMilliseconds: Int = 2000) -> DriverStopReason? {
+        guard let thread else { return nil }
+        renderLoop.stopRequested.store(true, ordering: .relaxed)
+        thread.join()
+        self.thread = nil
+        if let capture { _ = options.calls.drop(capture.handle) }
+        // Non-blocking: drain answers -EAGAIN and leaves the PCM draining until it is done.
+        var rc = options.calls.drain(playback.handle)
+        var waited = 0
+        while rc == -EAGAIN {
+            if options.calls.state(playback.handle) != SND_PCM_STATE_DRAINING { rc = 0; break }
+            if waited >= timeoutMilliseconds { rc = -ETIMEDOUT; break }
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+            waited += 5
+        }
+        guard rc < 0 else { return nil }
+        _ = options.calls.drop(playback.handle)
+        switch -rc {
+        case EPIPE: return nil  // an underrun at the end: everything queued has played
+        case ESTRPIPE: return .suspended(.playback)
+        case ENODEV, ENOTTY, ESHUTDOWN, ENXIO: return .deviceLost(.playback, code: rc)
+        default:
+            if options.calls.state(playback.handle) == SND_PCM_STATE_DISCONNECTED { return .deviceLost(.playback, code: rc) }
+            return .ioError(.playback, code: rc)
+        }
+    }
+
     /// `snd_pcm_drop` on every open stream. Control thread, render thread joined.
     private func dropStreams() {
         if let capture { _ = options.calls.drop(capture.handle) }
@@ -289,6 +330,9 @@ public final class DuplexDriver: @unchecked Sendable {
     }
 
     // MARK: Observing (any thread)
+
+    /// Whether `close()` has released the devices.
+    public var isClosed: Bool { closed }
 
     /// Whether the render thread is running its loop.
     public var isRunning: Bool {

@@ -411,10 +411,10 @@ final class DuplexRenderLoop: @unchecked Sendable {
         var rc: Int32
         if let capture {
             rc = calls.recover(capture, -EPIPE, 1)
-            if rc < 0 { return .stop(.deviceLost(.capture, code: rc)) }
+            if rc < 0 { return .stop(recoveryFailure(.capture, code: rc)) }
         }
         rc = calls.recover(playback, -EPIPE, 1)
-        if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
+        if rc < 0 { return .stop(recoveryFailure(.playback, code: rc)) }
         rc = primePlayback()
         if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
         if let capture {
@@ -427,6 +427,14 @@ final class DuplexRenderLoop: @unchecked Sendable {
         }
         events.push(.xrunRecovered(direction, total: total))
         return .restart
+    }
+
+    /// Why the loop ends when preparing again after an xrun fails: the
+    /// device was suspended meanwhile, or (anything else: a plugin whose
+    /// server died fails exactly here) it is gone.
+    /// - Realtime: safe.
+    private func recoveryFailure(_ direction: PCMDirection, code: Int32) -> DriverStopReason {
+        code == -ESTRPIPE ? .suspended(direction) : .deviceLost(direction, code: code)
     }
 
     /// One readi/writei (or readn/writen) of `frames` frames at `offset` into the period.

@@ -1,13 +1,22 @@
-/// What the user allowed Busker to do by itself when devices come and go.
-/// Both are off by default: a live mic never comes back on, or moves to
-/// another device, unless the user asked for it.
+/// What the user allowed Busker to do by itself when devices come and go,
+/// and the thresholds that turn driver reports into decisions. `autoResume`
+/// and `reconnect` are off by default: a live mic never comes back on, or
+/// moves to another device, unless the user asked for it.
 public struct SessionPolicy: Equatable, Sendable {
-    /// `--auto-resume`: after an interruption (suspend, another program took
-    /// the device), start again by itself if the mic was live before and the
-    /// route is unchanged.
+    /// `--auto-resume`: after an interruption (suspend, Ctrl-Z, another
+    /// program took the device), start again by itself if the mic was live
+    /// before; always on the same route.
     public var autoResume = false
-    /// `--reconnect`: when the device the user chose appears again, restart on it.
+    /// `--reconnect`: after the device was lost, keep running and restart on
+    /// it when it comes back (never on another device).
     public var reconnect = false
+    /// A stall (no period at all) that lasts this long is a lost device: a
+    /// plugin PCM whose server died blocks forever instead of failing, so
+    /// only time tells. The driver first reports a stall at 500 ms.
+    public var stallLossMilliseconds = 1000
+    /// This many xruns within `xrunStormSeconds` is an xrun storm.
+    public var xrunStormCount = 8
+    public var xrunStormSeconds = 5
 
     public init(autoResume: Bool = false, reconnect: Bool = false) {
         self.autoResume = autoResume

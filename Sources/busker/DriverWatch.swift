@@ -1,49 +1,61 @@
 import ALSAIO
 import Foundation
+import Session
 
-/// Follows a driver's events for a control loop (`busker live`, `busker play`):
-/// notices when the driver stopped by itself, remembers a stall while it
-/// lasts, and says in a few words what state the driver is in.
+/// Turns what a driver reports into session events: xruns (and storms of
+/// them), stalls — reported again with their growing length on every poll,
+/// so that the state machine can call a stall that lasts a loss — and the
+/// reason the loop ended by itself.
 struct DriverWatch {
-    /// Set while the driver reports that periods stopped arriving.
-    private(set) var stall: (direction: String, milliseconds: Int)?
+    private var storm: XrunStormDetector
+    private var stall: (since: Date, reportedMilliseconds: Int)?
+    private var stopReported = false
+
+    init(policy: SessionPolicy) {
+        storm = XrunStormDetector(policy: policy)
+    }
+
+    /// Forget the previous run (a new start, or a driver opened again).
+    mutating func reset() {
+        stall = nil
+        stopReported = false
+    }
 
     /// Takes the driver's pending events.
-    /// - Returns: why the driver stopped, when it stopped by itself (not on request).
-    mutating func poll(_ driver: DuplexDriver) -> DriverStopReason? {
+    /// - Realtime: unsafe (allocates). Control thread.
+    mutating func poll(_ driver: DuplexDriver) -> [SessionEvent] {
+        var events: [SessionEvent] = []
+        let capture = driver.options.capturePCM, playback = driver.options.playbackPCM
         while let event = driver.nextEvent() {
             switch event {
-            case let .stopped(reason) where reason != .requested: return reason
-            case let .stalled(direction, ms): stall = ("\(direction)", ms)
-            case .stallEnded: stall = nil
-            default: break
+            case .started:
+                break  // the session learns it from start() returning
+            case let .xrunRecovered(_, total):
+                events.append(.xrun(total: total))
+                if storm.record(at: ProcessInfo.processInfo.systemUptime) {
+                    events.append(.xrunStorm(count: storm.count, seconds: Int(storm.seconds), period: driver.granted.periodFrames))
+                }
+            case let .stalled(_, ms):
+                stall = (Date(), ms)
+                events.append(.stalled(milliseconds: ms))
+            case .stallEnded:
+                stall = nil
+                events.append(.stallEnded)
+            case let .stopped(reason):
+                stall = nil
+                stopReported = true
+                if let e = reason.sessionEvent(capture: capture, playback: playback) { events.append(e) }
             }
         }
-        if let reason = driver.stopReason, reason != .requested { return reason }
-        return nil
-    }
-
-    /// "running", "STALLED: …" or "stopped (…)".
-    func state(of driver: DuplexDriver) -> String {
-        if let reason = driver.stopReason { return "stopped (\(reason))" }
-        if let stall { return "STALLED: no \(stall.direction) period for \(stall.milliseconds) ms" }
-        return driver.isRunning ? "running" : "starting"
-    }
-}
-
-extension LiveSession.Ending {
-    /// Prints the last line for a normal end, or throws the one-line error
-    /// (exit status 1) when the device stopped the session.
-    func report(command: String, quitKey: String, driver: DuplexDriver, consequence: String) throws {
-        switch self {
-        case .userQuit:
-            print("busker \(command): stopped (\(quitKey)). xruns: \(driver.xrunCount)")
-        case .songEnded:
-            print("busker \(command): the song ended. xruns: \(driver.xrunCount)")
-        case let .signal(sig):
-            print("busker \(command): stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM"). xruns: \(driver.xrunCount)")
-        case let .driverStopped(reason):
-            throw CommandLineError.runtime("stopped: \(reason)\(consequence). xruns: \(driver.xrunCount)")
+        // The event queue can overflow; the stop reason itself cannot be missed.
+        if !stopReported, let reason = driver.stopReason {
+            stopReported = true
+            stall = nil
+            if let e = reason.sessionEvent(capture: capture, playback: playback) { events.append(e) }
         }
+        if let stall {
+            events.append(.stalled(milliseconds: stall.reportedMilliseconds + Int(Date().timeIntervalSince(stall.since) * 1000)))
+        }
+        return events
     }
 }

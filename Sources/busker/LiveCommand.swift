@@ -3,6 +3,7 @@ import AudioCore
 import FileIO
 import Foundation
 import SpeechProcessing
+import Session
 
 /// `busker live`: the live voice chain. On ALSA devices it runs in real time
 /// with a terminal UI (or headless); with `file:` endpoints it runs offline
@@ -34,6 +35,12 @@ enum LiveCommand {
 
     \(RecordCommand.sessionHelp)
 
+    when devices misbehave (Busker never moves the mic to another output by itself):
+      --auto-resume          after a suspend or Ctrl-Z, start again by itself if the mic was on
+                             (default: audio stays off until you press space)
+      --reconnect            when the device is lost, wait for it and restart on it when it
+                             is back (default: stop with exit status 1)
+
     voice controls:
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
       --treble DB            high shelf at 6 kHz, −12…12 dB (default 0)
@@ -63,7 +70,7 @@ enum LiveCommand {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
                      "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead", "gate-threshold", "makeup"],
-            flags: ["help", "no-tui", "gate", "compressor", "voice-processing"])
+            flags: ["help", "no-tui", "gate", "compressor", "voice-processing", "auto-resume", "reconnect"])
         if args.has("help") {
             print(help)
             return
@@ -129,7 +136,7 @@ enum LiveCommand {
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
 
-        StopSignals.install()
+        StopSignals.install(jobControl: true)
         let driver: DuplexDriver
         do {
             driver = try DuplexDriver(options: options)
@@ -151,10 +158,18 @@ enum LiveCommand {
             stems.append((name: "mic", tap: dry))
         }
         engine.install(try chain.compile(spec: driver.processSpec))
-        do {
-            try driver.start(engine: engine)
-        } catch {
-            throw CommandLineError.runtime(error.description)
+        // The session opens again only this route (`--reconnect`), with the same options.
+        let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: try sessionPolicy(args),
+                                   reopen: { [options] in try DuplexDriver(options: options) })
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try chain.compile(spec: driver.processSpec))
+        }
+        runner.send(.userStart)
+        if runner.isOver {
+            runner.close()
+            try runner.report(quitKey: "q", consequence: "")
+            return
         }
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
         takes.stems = stems
@@ -162,27 +177,30 @@ enum LiveCommand {
             do {
                 try takes.start()
             } catch {
-                driver.stop()
-                driver.close()
-                engine.releaseAll()
+                runner.close()
                 throw CommandLineError.runtime(error.description)
             }
         }
-                let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
+        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
         print("busker live: \(driver.granted)\(extra)")
         if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
 
         if let path = takes.recorder?.path { print("busker live: recording to \(path)") }
-        let session = LiveSession(chain: chain, driver: driver, engine: engine, settings: settings, useTUI: useTUI)
+        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
+        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
+        let session = LiveSession(chain: chain, runner: runner, settings: settings, useTUI: useTUI)
         session.takes = takes
-        let ending = session.run()
-        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
-        driver.stop()
-        driver.close()
-        engine.releaseAll()
+        _ = session.run()
+        runner.close()
+        takes.stop(audioHasStopped: true)
         try RecordCommand.reportTakes(takes, command: "live") {
-            try ending.report(command: "live", quitKey: "q", driver: driver, consequence: "; the mic is off")
+            try runner.report(quitKey: "q", consequence: "; the mic is off")
         }
+    }
+
+    /// `--auto-resume` and `--reconnect` (shared with busker play).
+    static func sessionPolicy(_ args: ArgumentScanner) throws -> SessionPolicy {
+        SessionPolicy(autoResume: args.has("auto-resume"), reconnect: args.has("reconnect"))
     }
 
     /// `--limiter-lookahead`, checked, or nil when not given.

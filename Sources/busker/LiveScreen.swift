@@ -26,8 +26,10 @@ enum LiveScreen {
         let onStyle = "\u{1B}[1;30;42m", offStyle = "\u{1B}[1;37;41m"
         var lines: [String] = []
         lines.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
-        lines.append("\(dim)\(s.latency) · state \(s.state) · xruns \(s.xruns)\(reset)")
-        lines.append("")
+        lines.append("\(dim)\(s.latency) · xruns \(s.xruns)\(reset)")
+        let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
+        lines.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
+        lines.append(s.notice.map { "\(dim)\($0)\(reset)" } ?? "")
         let label = s.micOn ? "   MIC  ON   " : "   MIC  OFF  "
         let style = s.micOn ? onStyle : offStyle
         let pad = String(repeating: " ", count: label.count)

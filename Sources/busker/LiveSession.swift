@@ -1,55 +1,53 @@
 import ALSAIO
 import AudioCore
 import Foundation
+import Session
 
 /// The control thread of `busker live` on the ALSA driver: reads keys (or
-/// runs headless), turns them into voice settings, reads meters and driver
-/// events, draws, and frees what the audio thread retires. It never touches
-/// the audio thread's data except through parameters, meters and queues.
+/// runs headless), turns them into voice settings, reads meters, draws, and
+/// hands keys, signals and driver reports to the session state machine
+/// (`SessionRunner`), which alone starts, stops and resumes audio. It never
+/// touches the audio thread's data except through parameters, meters and queues.
 final class LiveSession {
     let chain: VoiceChain
-    let driver: DuplexDriver
-    let engine: RenderEngine
+    let runner: SessionRunner
+    var driver: DuplexDriver { runner.driver }
     private(set) var settings: VoiceSettings
     private(set) var micOn = true
     private let useTUI: Bool
     private let started = Date()
-    private var watch = DriverWatch()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     var takes: TakeControl?
 
-    init(chain: VoiceChain, driver: DuplexDriver, engine: RenderEngine, settings: VoiceSettings, useTUI: Bool) {
+    init(chain: VoiceChain, runner: SessionRunner, settings: VoiceSettings, useTUI: Bool) {
         self.chain = chain
-        self.driver = driver
-        self.engine = engine
+        self.runner = runner
         self.settings = settings
         self.useTUI = useTUI
     }
 
-    /// How the session ended.
-    enum Ending {
-        case userQuit
-        /// The song `busker play --no-tui` was playing came to its end.
-        case songEnded
-        case signal(Int32)
-        case driverStopped(DriverStopReason)
-    }
-
-    /// Runs until q, SIGINT/SIGTERM or the driver stops. The terminal is
+    /// Runs until q, SIGINT/SIGTERM or the state machine ends the session
+    /// (a lost device); the runner has already started audio. The terminal is
     /// restored before this returns, whatever happened.
-    func run() -> Ending {
+    /// - Returns: the final state (its reason decides the last line and the exit status).
+    func run() -> SessionState {
         let terminal = useTUI ? Terminal() : nil
         terminal?.enter()
-        defer { terminal?.restore() }
+        runner.terminal = terminal
+        defer {
+            terminal?.restore()
+            runner.terminal = nil
+        }
         var lastStatusSecond = -1
-        while true {
-            if let sig = StopSignals.pending { return .signal(sig) }
-            if let reason = watch.poll(driver) { return .driverStopped(reason) }
-            if let line = takes?.poll(xruns: driver.xrunCount), terminal == nil { printError("busker live: \(line)") }
+        while !runner.isOver {
+            runner.poll()
+            if runner.isOver { break }
+            if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
-                    if handle(key) == false { return .userQuit }
+                    if handle(key) == false { runner.send(.userStop) }
                 }
+                if runner.isOver { break }
                 terminal.write(LiveScreen.draw(status(), columns: terminal.size.columns))
             } else {
                 let second = Int(Date().timeIntervalSince(started))
@@ -59,9 +57,9 @@ final class LiveSession {
                     fflush(nil)
                 }
             }
-            engine.collectRetiredPlans()
             usleep(33_000)
         }
+        return runner.state
     }
 
     /// Applies one key; false means quit.
@@ -73,8 +71,14 @@ final class LiveSession {
             takes?.toggle()
             return true
         case .character(" "):
+            guard case .running = runner.state else {
+                // Audio is off (interrupted, waiting): space starts it again, on the same devices.
+                runner.send(.userStart)
+                return true
+            }
             micOn.toggle()
             chain.mixer.inputs[chain.voiceBus].mute.value = micOn ? 0 : 1
+            runner.send(micOn ? .micOn : .micOff)
             return true
         case .up, .character("+"), .character("="): s.volume = (s.volume + 0.05).clamped(to: VoiceSettings.volumeRange)
         case .down, .character("-"): s.volume = (s.volume - 0.05).clamped(to: VoiceSettings.volumeRange)
@@ -106,7 +110,7 @@ final class LiveSession {
 
     func status() -> LiveStatus {
         let inMeter = chain.inputMeter, outMeter = chain.outputMeter
-        let state = watch.state(of: driver)
+        let state = runner.statusText
         let g = driver.granted
         var status = LiveStatus(
             micOn: micOn, settings: settings,
@@ -114,7 +118,7 @@ final class LiveSession {
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             outputRMSDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).rmsDB },
             limiterReductionDB: chain.limiter.gainReductionDB,
-            xruns: driver.xrunCount, state: state,
+            xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
             devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator)

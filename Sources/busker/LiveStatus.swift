@@ -10,7 +10,12 @@ struct LiveStatus {
     var outputRMSDB: [Float]
     var limiterReductionDB: Float
     var xruns: Int
+    /// The session state and its reason ("running", "INTERRUPTED: …").
     var state: String
+    /// The last thing the session said (a device appeared, an xrun storm…).
+    var notice: String?
+    /// What the user can do now, when audio is off.
+    var hint: String?
     var latency: String
     var devices: String
     var seconds: Double

@@ -37,6 +37,8 @@ enum PlayCommand {
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; ends with the song, or on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead, 0…5 ms (default 1)
+      --auto-resume          after a suspend or Ctrl-Z, start again by itself (default: wait for space)
+      --reconnect            when the output is lost, wait for it and restart on it (default: exit 1)
 
     tone (as in busker live):
       --bass DB  --treble DB  --boost DB  --reverb PERCENT  --room NAME
@@ -50,7 +52,7 @@ enum PlayCommand {
             valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
                 "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
                 "bass", "treble", "boost", "reverb", "room", "volume"]),
-            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop"]))
+            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop", "auto-resume", "reconnect"]))
         if args.has("help") {
             print(help)
             return
@@ -80,7 +82,7 @@ enum PlayCommand {
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
         if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         let sources = try MIDISources(args: args)
-        StopSignals.install()
+        StopSignals.install(jobControl: true)
         let driver: DuplexDriver
         do {
             driver = try DuplexDriver(options: options)
@@ -100,12 +102,19 @@ enum PlayCommand {
         let tap = TakeControl.makeTap(channels: 2, sampleRate: rate, midiEvents: rig.scheduler.events)
         try tap.install(atEndOf: rig.chain.graph)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
+        let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
+                                   reopen: { [options] in try DuplexDriver(options: options) })
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try rig.chain.compile(spec: driver.processSpec))
+        }
         sources.start()
-        do {
-            try driver.start(engine: engine)
-        } catch {
+        runner.send(.userStart)
+        if runner.isOver {
             sources.stop()
-            throw CommandLineError.runtime(error.description)
+            runner.close()
+            try runner.report(quitKey: "esc", consequence: "")
+            return
         }
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
                                 recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames)
@@ -114,9 +123,7 @@ enum PlayCommand {
                 try takes.start()
             } catch {
                 sources.stop()
-                driver.stop()
-                driver.close()
-                engine.releaseAll()
+                runner.close()
                 throw CommandLineError.runtime(error.description)
             }
         }
@@ -126,22 +133,19 @@ enum PlayCommand {
         if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
 
         if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
-        let session = PlaySession(rig: rig, sources: sources, driver: driver, engine: engine, player: player,
+        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
+        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
+        let session = PlaySession(rig: rig, sources: sources, runner: runner, player: player,
                                   songName: songPath.map { ($0 as NSString).lastPathComponent },
                                   settings: settings, useTUI: useTUI)
         session.takes = takes
-        let ending = session.run()
-        // Notes end before the sound does: release, let a few periods carry the note-offs, then stop.
+        _ = session.run()
         sources.stop()
-        rig.scheduler.releaseAllNotes()
-        usleep(50_000)
-        takes.stop(audioHasStopped: driver.stopReason != nil)  // a device that stopped by itself renders no more
-        driver.stop()
-        driver.close()
-        engine.releaseAll()
+        runner.close()
+        takes.stop(audioHasStopped: true)
         rig.collectRetired()
         try RecordCommand.reportTakes(takes, command: "play") {
-            try ending.report(command: "play", quitKey: "esc", driver: driver, consequence: "")
+            try runner.report(quitKey: "esc", consequence: "")
         }
     }
 }

@@ -21,7 +21,10 @@ enum PlayScreen {
         let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
         var lines: [String] = []
         lines.append("\(bold)BUSKER PLAY\(reset)  \(dim)\(s.device)\(reset)")
-        lines.append("\(dim)\(s.latency) · state \(s.state) · xruns \(s.xruns)\(reset)")
+        lines.append("\(dim)\(s.latency) · xruns \(s.xruns)\(reset)")
+        let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
+        lines.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
+        if let notice = s.notice { lines.append("\(dim)\(notice)\(reset)") }
         lines.append("  \(s.instruments)")
         lines.append("  MIDI in: \(s.sources)")
         for notice in s.notices { lines.append("  \(dim)\(notice)\(reset)") }

@@ -3,6 +3,7 @@ import AudioCore
 import Foundation
 import Instruments
 import MIDI
+import Session
 
 /// The control thread of `busker play`: turns computer keys into notes (with
 /// the timestamps they were typed at), draws the screen, follows the driver's
@@ -10,8 +11,8 @@ import MIDI
 final class PlaySession {
     let rig: InstrumentRig
     let sources: MIDISources
-    let driver: DuplexDriver
-    let engine: RenderEngine
+    let runner: SessionRunner
+    var driver: DuplexDriver { runner.driver }
     let player: MIDIFilePlayer?
     let songName: String?
     private(set) var settings: VoiceSettings
@@ -19,7 +20,6 @@ final class PlaySession {
     private var noteStyle = NoteName.Style.letters
     private let useTUI: Bool
     private let started = Date()
-    private var watch = DriverWatch()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     var takes: TakeControl?
     /// Notes and pads struck recently, with when they were last seen, so a
@@ -27,40 +27,49 @@ final class PlaySession {
     private var recentNotes: [Int: Date] = [:]
     private var recentPads: [Int: Date] = [:]
 
-    init(rig: InstrumentRig, sources: MIDISources, driver: DuplexDriver, engine: RenderEngine,
+    init(rig: InstrumentRig, sources: MIDISources, runner: SessionRunner,
          player: MIDIFilePlayer?, songName: String?, settings: VoiceSettings, useTUI: Bool) {
         self.rig = rig
         self.sources = sources
-        self.driver = driver
-        self.engine = engine
+        self.runner = runner
         self.player = player
         self.songName = songName
         self.settings = settings
         self.useTUI = useTUI
+        // Every stop, loss and interruption ends every note: the keyboard's
+        // held keys, and every source's notes at the scheduler's next cycle
+        // (which is the first one after any restart).
+        runner.allNotesOff = { [unowned self] in
+            self.send(self.keyboard.releaseAll())
+            self.rig.scheduler.releaseAllNotes()
+        }
     }
 
-    /// Runs until Esc, SIGINT/SIGTERM or the driver stops; the terminal is restored before it returns.
-    func run() -> LiveSession.Ending {
+    /// Runs until Esc, SIGINT/SIGTERM, the song's end (headless) or the state
+    /// machine ends the session; the terminal is restored before it returns.
+    func run() -> SessionState {
         let terminal = useTUI ? Terminal() : nil
         terminal?.enter()
+        runner.terminal = terminal
         defer {
             terminal?.restore()
-            send(keyboard.releaseAll())
+            runner.terminal = nil
         }
         var lastDraw = Date.distantPast
         var lastStatusSecond = -1
-        while true {
-            if let sig = StopSignals.pending { return .signal(sig) }
-            if let reason = watch.poll(driver) { return .driverStopped(reason) }
-            if let line = takes?.poll(xruns: driver.xrunCount), terminal == nil { printError("busker play: \(line)") }
+        while !runner.isOver {
+            runner.poll()
+            if runner.isOver { break }
+            if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker play: \(line)") }
             let now = monotonicSeconds()
             if let terminal {
                 // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
                 var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
                 _ = poll(&descriptor, 1, 5)
                 for key in terminal.readKeys() {
-                    if handle(key, at: monotonicSeconds()) == false { return .userQuit }
+                    if handle(key, at: monotonicSeconds()) == false { quit() }
                 }
+                if runner.isOver { break }
                 send(keyboard.expire(at: now))
                 if Date().timeIntervalSince(lastDraw) >= 1.0 / 30 {
                     lastDraw = Date()
@@ -73,12 +82,23 @@ final class PlaySession {
                     print(status().statusLine)
                     fflush(nil)
                 }
-                if let player, player.state == .finished { return .songEnded }
+                if let player, player.state == .finished { runner.send(.songEnded) }
                 usleep(20_000)
             }
-            engine.collectRetiredPlans()
             rig.collectRetired()
         }
+        return runner.state
+    }
+
+    /// Esc: the notes end before the sound does (release, let a few periods
+    /// carry the note-offs), then the session stops.
+    private func quit() {
+        if case .running = runner.state {
+            send(keyboard.releaseAll())
+            rig.scheduler.releaseAllNotes()
+            usleep(50_000)
+        }
+        runner.send(.userStop)
     }
 
     /// Applies one key; false means quit.
@@ -95,6 +115,11 @@ final class PlaySession {
             send(keyboard.releaseAll())
             rig.scheduler.releaseAllNotes()
         case .character(" "):
+            guard case .running = runner.state else {
+                // Audio is off (interrupted, waiting): space starts it again, on the same device.
+                runner.send(.userStart)
+                return true
+            }
             if let player { player.state == .playing ? player.stop() : player.play() }
         case .character(let c):
             send(keyboard.press(c, at: now))
@@ -126,7 +151,7 @@ final class PlaySession {
             (key: String(pad.key), name: rig.kit?.pad(forNote: pad.note)?.name ?? GeneralMIDI.percussionNames[pad.note] ?? "?",
              lit: recentPads[Int(pad.note)] != nil)
         }
-        let state = watch.state(of: driver)
+        let state = runner.statusText
         let outMeter = rig.chain.outputMeter
         let dropped = rig.scheduler.ports.reduce(0) { $0 + $1.droppedCount } + rig.scheduler.overflowCount
         var song: String?
@@ -139,7 +164,7 @@ final class PlaySession {
             settings: settings,
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             limiterReductionDB: rig.chain.limiter.gainReductionDB,
-            xruns: driver.xrunCount, state: state,
+            xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
             latency: driver.granted.description,
             device: driver.options.playbackPCM,
             seconds: now.timeIntervalSince(started),

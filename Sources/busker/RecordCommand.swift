@@ -2,6 +2,7 @@ import ALSAIO
 import AudioCore
 import FileIO
 import Foundation
+import Session
 import Recording
 
 /// `busker record [PATH]`: an input, as it is (no processing), to a file:
@@ -117,52 +118,56 @@ enum RecordCommand {
             driver.close()
             throw CommandLineError.runtime(error.description)
         }
-        do {
-            try driver.start(engine: engine)
-        } catch {
+        // The same state machine as live and play: a lost or stalled device ends
+        // the take (everything before it kept); it never reopens by itself here.
+        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(),
+                                   reopen: { [options] in try DuplexDriver(options: options) })
+        runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
+        runner.send(.userStart)
+        if runner.isOver {
+            runner.close()
             recorder.stop(audioHasStopped: true)
             try? FileManager.default.removeItem(atPath: path)
-            throw CommandLineError.runtime(error.description)
+            try runner.report(quitKey: "Ctrl-C", consequence: "")
+            return
         }
         print("busker record: \(granted); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtime?.notice { print("busker record: \(notice)") }
         fflush(nil)
 
-        var watch = DriverWatch()
-        var stopped: String?
-        var ending = "stopped"
         var lastSecond = -1
         let started = Date()
-        while true {
-            if let sig = StopSignals.pending {
-                ending = "stopped by \(sig == SIGINT ? "SIGINT" : "SIGTERM")"
-                break
-            }
-            if let reason = watch.poll(driver) {
-                stopped = "the device stopped: \(reason)"
-                break
-            }
-            recorder.followXruns(total: driver.xrunCount)
+        while !runner.isOver {
+            runner.poll()
+            if runner.isOver { break }
+            recorder.followXruns(total: runner.xruns)
             if recorder.hasFailed || recorder.isComplete { break }
             let second = Int(Date().timeIntervalSince(started))
             if second != lastSecond {
                 lastSecond = second
                 let s = recorder.status
-                print("[\(String(format: "%6.1f", Date().timeIntervalSince(started))) s] \(watch.state(of: driver)) · \(s.indicator) · \(s.framesRecorded) frames · xruns \(driver.xrunCount)")
+                print("[\(String(format: "%6.1f", Date().timeIntervalSince(started))) s] \(runner.statusText) · \(s.indicator) · \(s.framesRecorded) frames · xruns \(runner.xruns)")
                 fflush(nil)
             }
-            engine.collectRetiredPlans()
             usleep(20_000)
         }
-        let report = recorder.stop()
-        driver.stop()
-        driver.close()
-        engine.releaseAll()
+        let deviceEnded = runner.isOver
+        if !deviceEnded { runner.send(.userStop) }
+        let report = recorder.stop(audioHasStopped: true)
+        runner.close()
+        let ending: String
+        switch runner.state {
+        case .stopped(.user): ending = "stopped"
+        case let .stopped(.signal(s)): ending = "stopped by \(s)"
+        default: ending = runner.state.statusText
+        }
         print("busker record: \(ending). \(report.summary)")
         if let error = report.error {
             throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
         }
-        if let stopped { throw CommandLineError.runtime("\(stopped); \(String(format: "%.1f", report.seconds)) s kept in \(path)") }
+        if deviceEnded, let status = runner.state.exitStatus, status != 0 {
+            throw CommandLineError.runtime("\(runner.state.statusText); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
     }
 
     // MARK: Offline, from a file

@@ -1,23 +1,54 @@
+import Session
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// SIGINT and SIGTERM as a flag the control loop polls, so that every stop
-/// goes through the same clean path: audio stopped, recordings finalized,
-/// terminal restored.
+/// SIGINT, SIGTERM, SIGTSTP and SIGCONT as flags the control loop polls:
+/// the handlers only record; the session state machine decides what each
+/// means (stop cleanly with recordings finalized and the terminal restored;
+/// Ctrl-Z: interrupt audio, give the terminal back, then really stop;
+/// continue: resume only per policy).
 enum StopSignals {
-    static let received = Atomic<Int32>(0)
+    /// One flag per signal, so two different signals in one poll are both seen.
+    static let interrupt = Atomic<Bool>(false)
+    static let terminate = Atomic<Bool>(false)
+    static let terminalStop = Atomic<Bool>(false)
+    static let resume = Atomic<Bool>(false)
 
-    static func install() {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig) { number in StopSignals.received.store(number, ordering: .relaxed) }
+    /// - Parameter jobControl: also catch SIGTSTP and SIGCONT (the sessions,
+    ///   which must interrupt audio and restore the terminal before stopping);
+    ///   without it Ctrl-Z keeps its default action.
+    static func install(jobControl: Bool = false) {
+        signal(SIGINT) { _ in StopSignals.interrupt.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in StopSignals.terminate.store(true, ordering: .relaxed) }
+        if jobControl {
+            signal(SIGTSTP) { _ in StopSignals.terminalStop.store(true, ordering: .relaxed) }
+            signal(SIGCONT) { _ in StopSignals.resume.store(true, ordering: .relaxed) }
         }
     }
 
-    /// The signal that asked us to stop, if any.
+    /// SIGINT or SIGTERM, if one arrived, without taking it (offline renders poll this).
     static var pending: Int32? {
-        let s = received.load(ordering: .relaxed)
-        return s == 0 ? nil : s
+        if interrupt.load(ordering: .relaxed) { return SIGINT }
+        if terminate.load(ordering: .relaxed) { return SIGTERM }
+        return nil
+    }
+
+    /// The signals received since the last call, stops first.
+    static func take() -> [ProcessSignal] {
+        var signals: [ProcessSignal] = []
+        if interrupt.exchange(false, ordering: .relaxed) { signals.append(.interrupt) }
+        if terminate.exchange(false, ordering: .relaxed) { signals.append(.terminate) }
+        if terminalStop.exchange(false, ordering: .relaxed) { signals.append(.terminalStop) }
+        if resume.exchange(false, ordering: .relaxed) { signals.append(.continue) }
+        return signals
+    }
+
+    /// Stops this process as Ctrl-Z would have, had we not caught it
+    /// (SIGSTOP cannot be caught); returns when it is continued.
+    static func stopProcess() {
+        fflush(nil)
+        kill(getpid(), SIGSTOP)
     }
 }

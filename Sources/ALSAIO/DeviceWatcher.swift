@@ -1,0 +1,90 @@
+import CALSA
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Notices devices coming and going, on the control thread, a poll at a
+/// time (the sessions poll it once a second): sound cards appearing or
+/// disappearing (`snd_card_next`, the same list as `/proc/asound/cards`),
+/// and, while a route is watched after a loss, whether the chosen PCMs open
+/// again — the only test that also covers plugin PCMs, whose "device" is a
+/// sound server (JACK) rather than a card.
+///
+/// It only reports; the session state machine decides what to do (say so,
+/// or restart on the chosen route with `--reconnect`).
+/// - Realtime: unsafe (opens devices). Control thread only.
+public final class DeviceWatcher {
+    public enum Change: Hashable, Sendable {
+        /// A card appeared: its number and name (`card 1: USB Audio`).
+        case cardAppeared(String)
+        case cardRemoved(String)
+        /// Every PCM of the watched route opens again.
+        case routeAvailable
+    }
+
+    /// Capture (nil: none) and playback PCM names to try while watching; nil when not watching.
+    public var watchedRoute: (capture: String?, playback: String)?
+    private let configuration: ALSAConfiguration
+    private let calls: PCMCalls
+    private let listCards: () -> [Int: String]
+    private var knownCards: [Int: String]
+
+    /// - Parameter listCards: the cards present now (number → name); tests pass their own.
+    public init(configuration: ALSAConfiguration = .system, calls: PCMCalls = .live,
+                listCards: @escaping () -> [Int: String] = DeviceWatcher.systemCards) {
+        self.configuration = configuration
+        self.calls = calls
+        self.listCards = listCards
+        knownCards = listCards()
+    }
+
+    /// What changed since the last poll.
+    public func poll() -> [Change] {
+        var changes: [Change] = []
+        let cards = listCards()
+        for (index, name) in cards.sorted(by: { $0.key < $1.key }) where knownCards[index] != name {
+            changes.append(.cardAppeared("card \(index): \(name)"))
+        }
+        for (index, name) in knownCards.sorted(by: { $0.key < $1.key }) where cards[index] != name {
+            changes.append(.cardRemoved("card \(index): \(name)"))
+        }
+        knownCards = cards
+        if let route = watchedRoute {
+            let captureBack = route.capture.map { opens($0, .capture) } ?? true
+            if captureBack && opens(route.playback, .playback) { changes.append(.routeAvailable) }
+        }
+        return changes
+    }
+
+    /// Whether `name` opens for `direction` now (non-blocking, closed at once).
+    public func opens(_ name: String, _ direction: PCMDirection) -> Bool {
+        ALSALibrary.captureMessages()
+        defer { _ = ALSALibrary.takeLastMessage() }
+        let tree: ALSAConfigurationTree?
+        do {
+            tree = try configuration.makeTree()
+        } catch {
+            return false
+        }
+        var handle: OpaquePointer?
+        let rc = name.withCString { calls.open(&handle, $0, direction.stream, SND_PCM_NONBLOCK, tree?.root) }
+        guard rc >= 0, let handle else { return false }
+        _ = calls.close(handle)
+        return true
+    }
+
+    /// The cards libasound sees (`snd_card_next`, `snd_card_get_name`).
+    public static func systemCards() -> [Int: String] {
+        var cards: [Int: String] = [:]
+        for index in DeviceList.cardIndices() {
+            var name: UnsafeMutablePointer<CChar>?
+            if snd_card_get_name(Int32(index), &name) >= 0, let name {
+                cards[index] = String(cString: name)
+                free(name)
+            } else {
+                cards[index] = "card \(index)"
+            }
+        }
+        return cards
+    }
+}

@@ -1,0 +1,31 @@
+/// Why a session ended for good. Decides the exit status and the last line.
+public enum SessionStopReason: Hashable, Sendable, CustomStringConvertible {
+    /// The quit key.
+    case user
+    /// SIGINT or SIGTERM.
+    case signal(ProcessSignal)
+    /// `busker play --no-tui SONG.mid`: the song is over.
+    case songEnded
+    /// The device (or its sound server) is gone: the text says which and how we noticed.
+    case deviceLost(String)
+    /// Any other run-time failure of the device.
+    case error(String)
+
+    /// 0 when the user (or the song) ended it, 1 when a device did.
+    public var exitStatus: Int32 {
+        switch self {
+        case .user, .signal, .songEnded: 0
+        case .deviceLost, .error: 1
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .user: "stopped"
+        case let .signal(s): "stopped by \(s)"
+        case .songEnded: "the song ended"
+        case let .deviceLost(what): "stopped: device lost: \(what)"
+        case let .error(what): "stopped: device error: \(what)"
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Session
+import XCTest
+
+/// Searches every state reachable from `idle` through every sequence of
+/// events (a breadth-first search over the finite state graph), under every
+/// combination of the two policy flags, with other devices appearing,
+/// servers restarting and signals arriving, and checks on every reachable
+/// transition:
+/// - audio only ever starts or resumes on the route the user chose;
+/// - it starts by itself only when the user asked for it, with the flag
+///   that allows it, and never because some other device appeared;
+/// - a muted mic never comes back on by itself;
+/// - every stop and loss ends every note, finalizes the recording, and ends
+///   with the right exit status (1 for a lost device).
+final class SessionRouteSafetyTests: XCTestCase {
+    private let chosen = Fixture.route
+    /// Devices that come and go: the chosen ends, and others a fallback would grab.
+    private let appearing = ["busker_out", "busker_in", "default", "hw:0,0", "hw:9,0", "plughw:USB", "pulse"]
+
+    private var events: [SessionEvent] {
+        Fixture.events + appearing.map { .deviceAppeared($0) } + [.stalled(milliseconds: 999), .stalled(milliseconds: 5000)]
+    }
+
+    private struct Edge {
+        let from: SessionState, event: SessionEvent, to: SessionState, effects: [SessionEffect]
+    }
+
+    /// Every transition reachable from `idle`.
+    private func reachableEdges(_ machine: SessionStateMachine) -> (states: Set<SessionState>, edges: [Edge]) {
+        var seen: Set<SessionState> = [.idle]
+        var queue: [SessionState] = [.idle]
+        var edges: [Edge] = []
+        while let state = queue.popLast() {
+            for event in events {
+                let (next, effects) = machine.transition(from: state, on: event)
+                edges.append(Edge(from: state, event: event, to: next, effects: effects))
+                if seen.insert(next).inserted { queue.append(next) }
+            }
+        }
+        return (seen, edges)
+    }
+
+    private let policies = [SessionPolicy(), SessionPolicy(autoResume: true), SessionPolicy(reconnect: true),
+                            SessionPolicy(autoResume: true, reconnect: true)]
+
+    func testAudioOnlyEverStartsOnTheChosenRoute() {
+        for policy in policies {
+            let machine = SessionStateMachine(route: chosen, policy: policy)
+            let (states, edges) = reachableEdges(machine)
+            XCTAssertGreaterThan(states.count, 10, "the search should reach most states (\(policy))")
+            for edge in edges {
+                for effect in edge.effects {
+                    if let route = effect.route {
+                        XCTAssertEqual(route, chosen, "\(edge.from) + \(edge.event) → \(effect) (\(policy))")
+                    }
+                }
+            }
+        }
+    }
+
+    func testAudioStartsByItselfOnlyWhenAllowedAndNeverForAnotherDevice() {
+        for policy in policies {
+            let machine = SessionStateMachine(route: chosen, policy: policy)
+            for edge in reachableEdges(machine).edges where edge.effects.contains(where: \.startsAudio) {
+                let context = "\(edge.from) + \(edge.event) (\(policy))"
+                switch edge.event {
+                case .userStart:
+                    break  // the user asked
+                case let .deviceAppeared(name):
+                    XCTAssertTrue(chosen.involves(name), "another device appearing started audio: \(context)")
+                    if case .waitingForDevice = edge.from {
+                        XCTAssertTrue(policy.reconnect, context)
+                    } else {
+                        XCTAssertTrue(policy.autoResume, context)
+                        XCTAssertTrue(edge.from.micLive, "a muted mic came back by itself: \(context)")
+                    }
+                case .serverRestarted:
+                    XCTAssertTrue(policy.reconnect, context)
+                case .suspended, .signal(.continue), .formatChanged:
+                    XCTAssertTrue(policy.autoResume, context)
+                    XCTAssertTrue(edge.from.micLive || edge.from == .starting, "a muted mic came back by itself: \(context)")
+                default:
+                    XCTFail("audio started on \(context)")
+                }
+            }
+        }
+    }
+
+    /// Without either flag, nothing but the user ever starts audio.
+    func testWithoutFlagsOnlyTheUserStartsAudio() {
+        let machine = SessionStateMachine(route: chosen, policy: SessionPolicy())
+        for edge in reachableEdges(machine).edges where edge.effects.contains(where: \.startsAudio) {
+            XCTAssertEqual(edge.event, .userStart, "\(edge.from) + \(edge.event)")
+        }
+    }
+
+    func testEveryStopAndLossEndsNotesAndFinalizesTheRecording() {
+        for policy in policies {
+            let machine = SessionStateMachine(route: chosen, policy: policy)
+            for edge in reachableEdges(machine).edges where !edge.from.isFinal && edge.from != .idle {
+                let context = "\(edge.from) + \(edge.event) → \(edge.to) (\(policy))"
+                let stops: Bool = switch edge.to {
+                case .stopped, .failed: true
+                case .waitingForDevice: !(edge.from.isWaiting)
+                default: false
+                }
+                if stops {
+                    XCTAssertTrue(edge.effects.contains(.stopAudio) || edge.effects.contains(.drainAudio), context)
+                    XCTAssertTrue(edge.effects.contains(.allNotesOff), context)
+                    XCTAssertTrue(edge.effects.contains(.finalizeRecording), context)
+                }
+                if case .interrupted = edge.to, edge.from.isInterrupted == false {
+                    XCTAssertTrue(edge.effects.contains(.allNotesOff) || edge.event == .stalled(milliseconds: 600)
+                                  || edge.event == .stalled(milliseconds: 999), "interrupted without all-notes-off: \(context)")
+                }
+                if let status = edge.to.exitStatus {
+                    XCTAssertEqual(edge.effects.last, .end(exitStatus: status), context)
+                    if case .stopped(.deviceLost) = edge.to { XCTAssertEqual(status, 1, context) }
+                }
+            }
+        }
+    }
+
+    /// A loss never leads anywhere but the end (exit 1) or, with --reconnect, waiting for the same route.
+    func testALossNeverFallsBackToAnything() {
+        for policy in policies {
+            let machine = SessionStateMachine(route: chosen, policy: policy)
+            for edge in reachableEdges(machine).edges where !edge.from.isFinal {
+                guard case .deviceLost = edge.event else { continue }
+                switch edge.to {
+                case .stopped(.deviceLost):
+                    XCTAssertFalse(policy.reconnect)
+                case .waitingForDevice:
+                    XCTAssertTrue(policy.reconnect)
+                    if !edge.from.isWaiting { XCTAssertTrue(edge.effects.contains(.watchForDevice(chosen)), "\(edge.from)") }
+                default:
+                    XCTAssertTrue(edge.from == .idle || edge.from.isWaiting, "\(edge.from) + \(edge.event) → \(edge.to)")
+                }
+                XCTAssertFalse(edge.effects.contains(where: \.startsAudio))
+            }
+        }
+    }
+}
+
+private extension SessionState {
+    var isWaiting: Bool {
+        if case .waitingForDevice = self { return true }
+        return false
+    }
+
+    var isInterrupted: Bool {
+        if case .interrupted = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,319 @@
+import Session
+import XCTest
+
+/// Every (state, event) pair, as a table, under the default policy (nothing
+/// happens by itself), then the pairs that `--auto-resume --reconnect`
+/// change. A table must name every event: a new event without a row fails
+/// `testEveryTableNamesEveryEvent`, so no pair goes untested.
+final class SessionTransitionTableTests: XCTestCase {
+    typealias Table = [SessionEvent: Expected]
+    let route = Fixture.route
+    let f = Fixture.format
+
+    // MARK: Default policy
+
+    private func idleTable() -> Table {
+        var t = Table()
+        for e in Fixture.events { t[e] = .nothing }
+        t[.userStart] = .to(.starting, [.startAudio(route)])
+        t[.userStop] = .to(.stopped(.user), [.end(exitStatus: 0)])
+        t[.signal(.interrupt)] = .to(.stopped(.signal(.interrupt)), [.end(exitStatus: 0)])
+        t[.signal(.terminate)] = .to(.stopped(.signal(.terminate)), [.end(exitStatus: 0)])
+        t[.signal(.terminalStop)] = .to(.idle, [.suspendProcess])
+        return t
+    }
+
+    private func startingTable() -> Table {
+        [
+            .userStart: .nothing,
+            .userStop: .ended(.user),
+            .micOn: .nothing,
+            .micOff: .nothing,
+            .started: .to(.running(micLive: true), []),
+            .startFailed(Fixture.busy): .to(.failed(Fixture.busy), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
+            .startFailed(Fixture.missing): .to(.failed(Fixture.missing), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
+            .startFailed(Fixture.other): .to(.failed(Fixture.other), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
+            .xrun(total: 1): .nothing,
+            .xrunStorm(count: 8, seconds: 5, period: 64): .nothing,
+            .suspended: .to(.interrupted(.suspended, micLive: true), [.stopAudio, .allNotesOff, .tell("suspended")]),
+            .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: true), [.tell("600 ms")]),
+            .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
+            .stallEnded: .nothing,
+            .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
+            .driverError("Input/output error"): .ended(.error("Input/output error")),
+            .deviceAppeared("busker_out"): .to(.starting, [.tell("appeared")]),
+            .deviceAppeared("hw:9,0"): .to(.starting, [.tell("stays on busker_in → busker_out")]),
+            .formatChanged(f): .to(.starting, [.rebuildGraph(f)]),
+            .serverRestarted: .nothing,
+            .songEnded: .nothing,
+            .signal(.interrupt): .ended(.signal(.interrupt)),
+            .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.terminalStop): .ctrlZ(micLive: true),
+            .signal(.continue): .nothing,
+        ]
+    }
+
+    private func runningTable(micLive m: Bool) -> Table {
+        [
+            .userStart: .nothing,
+            .userStop: .ended(.user),
+            .micOn: .to(.running(micLive: true), []),
+            .micOff: .to(.running(micLive: false), []),
+            .started: .nothing,
+            .startFailed(Fixture.busy): .nothing,
+            .startFailed(Fixture.missing): .nothing,
+            .startFailed(Fixture.other): .nothing,
+            .xrun(total: 1): .nothing,
+            .xrunStorm(count: 8, seconds: 5, period: 64): .to(.running(micLive: m), [.tell("8 xruns in 5 s; this machine cannot keep up with 64-frame periods, try --period 128")]),
+            .suspended: .to(.interrupted(.suspended, micLive: m), [.stopAudio, .allNotesOff, .tell("press space to resume")]),
+            .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: m), [.tell("no audio period for 600 ms")]),
+            .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
+            .stallEnded: .nothing,
+            .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
+            .driverError("Input/output error"): .ended(.error("Input/output error")),
+            .deviceAppeared("busker_out"): .to(.running(micLive: m), [.tell("a device appeared: busker_out")]),
+            .deviceAppeared("hw:9,0"): .to(.running(micLive: m), [.tell("a device appeared: hw:9,0; Busker stays on busker_in → busker_out")]),
+            .formatChanged(f): .to(.interrupted(.formatChanged, micLive: m), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("44100 Hz")]),
+            .serverRestarted: .to(.running(micLive: m), [.tell("restarted")]),
+            .songEnded: .to(.stopped(.songEnded), [.drainAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 0)]),
+            .signal(.interrupt): .ended(.signal(.interrupt)),
+            .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.terminalStop): .ctrlZ(micLive: m),
+            .signal(.continue): .nothing,
+        ]
+    }
+
+    private func recoveringTable() -> Table {
+        [
+            .userStart: .nothing,
+            .userStop: .ended(.user),
+            .micOn: .nothing,
+            .micOff: .to(.recovering(micLive: false), []),
+            .started: .to(.running(micLive: true), [.tell("audio is back on busker_in → busker_out")]),
+            .startFailed(Fixture.busy): .to(.interrupted(.deviceTaken, micLive: true), [.stopAudio, .allNotesOff, .tell("held by aplay (pid 42)")]),
+            .startFailed(Fixture.missing): .lostAndExit(Fixture.missing.message),
+            .startFailed(Fixture.other): .ended(.error(Fixture.other.message)),
+            .xrun(total: 1): .nothing,
+            .xrunStorm(count: 8, seconds: 5, period: 64): .nothing,
+            .suspended: .to(.interrupted(.suspended, micLive: true), [.stopAudio, .allNotesOff, .tell("suspended again")]),
+            .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: true), [.tell("600 ms")]),
+            .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
+            .stallEnded: .nothing,
+            .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
+            .driverError("Input/output error"): .ended(.error("Input/output error")),
+            .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("appeared")]),
+            .deviceAppeared("hw:9,0"): .to(.recovering(micLive: true), [.tell("appeared")]),
+            .formatChanged(f): .to(.recovering(micLive: true), [.rebuildGraph(f), .tell("now runs at 44100 Hz, period 64, 2 in / 2 out")]),
+            .serverRestarted: .to(.recovering(micLive: true), [.tell("restarted")]),
+            .songEnded: .nothing,
+            .signal(.interrupt): .ended(.signal(.interrupt)),
+            .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.terminalStop): .ctrlZ(micLive: true),
+            .signal(.continue): .nothing,
+        ]
+    }
+
+    /// The rows every interrupted state shares; each reason then overrides a few.
+    private func interruptedTable(_ reason: InterruptionReason) -> Table {
+        let same = SessionState.interrupted(reason, micLive: true)
+        var t: Table = [
+            .userStart: .to(.recovering(micLive: true), [.startAudio(route)]),
+            .userStop: .ended(.user),
+            .micOn: .nothing,
+            .micOff: .to(.interrupted(reason, micLive: false), []),
+            .started: .nothing,
+            .startFailed(Fixture.busy): .nothing,
+            .startFailed(Fixture.missing): .nothing,
+            .startFailed(Fixture.other): .nothing,
+            .xrun(total: 1): .nothing,
+            .xrunStorm(count: 8, seconds: 5, period: 64): .nothing,
+            .suspended: .nothing,
+            .stalled(milliseconds: 600): .nothing,
+            .stalled(milliseconds: 1000): .nothing,
+            .stallEnded: .nothing,
+            .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
+            .driverError("Input/output error"): .ended(.error("Input/output error")),
+            .deviceAppeared("busker_out"): .to(same, [.tell("a device appeared: busker_out")]),
+            .deviceAppeared("hw:9,0"): .to(same, [.tell("a device appeared: hw:9,0")]),
+            .formatChanged(f): .to(same, [.rebuildGraph(f)]),
+            .serverRestarted: .to(same, [.tell("server is back")]),
+            .songEnded: .nothing,
+            .signal(.interrupt): .ended(.signal(.interrupt)),
+            .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.terminalStop): .ctrlZ(micLive: true),
+            .signal(.continue): .nothing,
+        ]
+        switch reason {
+        case .suspended:
+            // A suspended device is resumed (snd_pcm_resume), not restarted.
+            t[.userStart] = .to(.recovering(micLive: true), [.resumeAudio(route)])
+        case .stalled:
+            t[.suspended] = .to(.interrupted(.suspended, micLive: true), [.stopAudio, .allNotesOff, .tell("suspended")])
+            t[.stalled(milliseconds: 1000)] = .lostAndExit(Fixture.stallLossText)
+            t[.stallEnded] = .to(.running(micLive: true), [.tell("arrive again")])
+        case .processStopped:
+            t[.signal(.terminalStop)] = .to(same, [.restoreTerminal, .suspendProcess])
+            t[.signal(.continue)] = .to(same, [.reenterTerminal, .tell("audio stays off until you press space")])
+        case .deviceTaken, .formatChanged:
+            break
+        }
+        return t
+    }
+
+    private func waitingTable() -> Table {
+        let same = SessionState.waitingForDevice(lost: "x", micLive: true)
+        var t = Table()
+        for e in Fixture.events { t[e] = .nothing }
+        t[.userStart] = .to(.recovering(micLive: true), [.startAudio(route)])
+        t[.userStop] = .ended(.user)
+        t[.micOff] = .to(.waitingForDevice(lost: "x", micLive: false), [])
+        // Without --reconnect (only reachable with it, but defined without): say so, do nothing.
+        t[.deviceAppeared("busker_out")] = .to(same, [.tell("a device appeared: busker_out")])
+        t[.deviceAppeared("hw:9,0")] = .to(same, [.tell("a device appeared: hw:9,0")])
+        t[.formatChanged(f)] = .to(same, [.rebuildGraph(f)])
+        t[.serverRestarted] = .to(same, [.tell("server is back")])
+        t[.signal(.interrupt)] = .ended(.signal(.interrupt))
+        t[.signal(.terminate)] = .ended(.signal(.terminate))
+        t[.signal(.terminalStop)] = .to(same, [.restoreTerminal, .suspendProcess])
+        t[.signal(.continue)] = .to(same, [.reenterTerminal])
+        return t
+    }
+
+    private func finalTable() -> Table {
+        var t = Table()
+        for e in Fixture.events { t[e] = .nothing }
+        return t
+    }
+
+    /// Every sample state with its default-policy table.
+    private func defaultTables() -> [(SessionState, Table)] {
+        [
+            (.idle, idleTable()),
+            (.starting, startingTable()),
+            (.running(micLive: true), runningTable(micLive: true)),
+            (.running(micLive: false), runningTable(micLive: false)),
+            (.recovering(micLive: true), recoveringTable()),
+            (.interrupted(.suspended, micLive: true), interruptedTable(.suspended)),
+            (.interrupted(.stalled, micLive: true), interruptedTable(.stalled)),
+            (.interrupted(.processStopped, micLive: true), interruptedTable(.processStopped)),
+            (.interrupted(.deviceTaken, micLive: true), interruptedTable(.deviceTaken)),
+            (.interrupted(.formatChanged, micLive: true), interruptedTable(.formatChanged)),
+            (.waitingForDevice(lost: "x", micLive: true), waitingTable()),
+            (.stopped(.user), finalTable()),
+            (.stopped(.deviceLost(Fixture.lostText)), finalTable()),
+            (.failed(Fixture.busy), finalTable()),
+        ]
+    }
+
+    func testEveryTableNamesEveryEvent() {
+        for (state, table) in defaultTables() {
+            XCTAssertEqual(Set(table.keys), Set(Fixture.events), "the table of \(state) misses or adds events")
+        }
+    }
+
+    func testEveryPairUnderTheDefaultPolicy() {
+        let machine = SessionStateMachine(route: route, policy: Fixture.defaultPolicy)
+        var pairs = 0
+        for (state, table) in defaultTables() {
+            for event in Fixture.events {
+                assertOutcome(machine.transition(from: state, on: event), table[event]!, from: state, on: event)
+                pairs += 1
+            }
+        }
+        XCTAssertEqual(pairs, 14 * 25)
+    }
+
+    // MARK: --auto-resume --reconnect
+
+    /// What `--auto-resume --reconnect` changes; every other pair must be as under the default policy.
+    private func permissiveChanges() -> [SessionState: Table] {
+        let lostWait = Expected.lostAndWait(Fixture.lostText, micLive: true)
+        let stallWait = Expected.lostAndWait(Fixture.stallLossText, micLive: true)
+        let resume = Expected.to(.recovering(micLive: true), [.allNotesOff, .tell("--auto-resume"), .resumeAudio(route)])
+        return [
+            .starting: [
+                .suspended: resume,
+                .stalled(milliseconds: 1000): stallWait,
+                .deviceLost(Fixture.lostText): lostWait,
+            ],
+            .running(micLive: true): [
+                .suspended: resume,
+                .stalled(milliseconds: 1000): stallWait,
+                .deviceLost(Fixture.lostText): lostWait,
+                .formatChanged(f): .to(.recovering(micLive: true), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("--auto-resume"), .startAudio(route)]),
+            ],
+            // A muted mic is not brought back by itself; a lost device is still waited for.
+            .running(micLive: false): [
+                .stalled(milliseconds: 1000): .lostAndWait(Fixture.stallLossText, micLive: false),
+                .deviceLost(Fixture.lostText): .lostAndWait(Fixture.lostText, micLive: false),
+            ],
+            .recovering(micLive: true): [
+                .startFailed(Fixture.missing): .lostAndWait(Fixture.missing.message, micLive: true),
+                .stalled(milliseconds: 1000): stallWait,
+                .deviceLost(Fixture.lostText): lostWait,
+            ],
+            .interrupted(.suspended, micLive: true): [.deviceLost(Fixture.lostText): lostWait],
+            .interrupted(.stalled, micLive: true): [
+                .suspended: resume,
+                .stalled(milliseconds: 1000): stallWait,
+                .deviceLost(Fixture.lostText): lostWait,
+            ],
+            .interrupted(.processStopped, micLive: true): [
+                .deviceLost(Fixture.lostText): lostWait,
+                .signal(.continue): .to(.recovering(micLive: true), [.reenterTerminal, .tell("--auto-resume"), .startAudio(route)]),
+            ],
+            .interrupted(.deviceTaken, micLive: true): [
+                .deviceLost(Fixture.lostText): lostWait,
+                .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("free again"), .startAudio(route)]),
+            ],
+            .interrupted(.formatChanged, micLive: true): [.deviceLost(Fixture.lostText): lostWait],
+            .waitingForDevice(lost: "x", micLive: true): [
+                .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("--reconnect"), .startAudio(route)]),
+                .serverRestarted: .to(.recovering(micLive: true), [.tell("--reconnect"), .startAudio(route)]),
+            ],
+        ]
+    }
+
+    func testEveryPairUnderAutoResumeAndReconnect() {
+        let strict = SessionStateMachine(route: route, policy: Fixture.defaultPolicy)
+        let machine = SessionStateMachine(route: route, policy: Fixture.permissive)
+        let changes = permissiveChanges()
+        var changed = 0
+        for (state, table) in defaultTables() {
+            for event in Fixture.events {
+                if let expected = changes[state]?[event] {
+                    assertOutcome(machine.transition(from: state, on: event), expected, from: state, on: event)
+                    changed += 1
+                } else {
+                    // Unchanged: the same outcome as without the flags, which the default table pins.
+                    assertOutcome(machine.transition(from: state, on: event), table[event]!, from: state, on: event)
+                    let a = machine.transition(from: state, on: event), b = strict.transition(from: state, on: event)
+                    XCTAssertEqual(a.0, b.0, "\(state) + \(event)")
+                    XCTAssertEqual(a.1, b.1, "\(state) + \(event)")
+                }
+            }
+        }
+        XCTAssertEqual(changed, changes.values.reduce(0) { $0 + $1.count }, "every listed change is a sample pair")
+    }
+
+    /// `--auto-resume` alone resumes, but a lost device still ends the session;
+    /// `--reconnect` alone waits for a lost device, but an interruption still waits for the user.
+    func testEachFlagOnItsOwn() {
+        let resumeOnly = SessionStateMachine(route: route, policy: SessionPolicy(autoResume: true))
+        assertOutcome(resumeOnly.transition(from: .running(micLive: true), on: .suspended),
+                      .to(.recovering(micLive: true), [.allNotesOff, .tell("resuming"), .resumeAudio(route)]),
+                      from: .running(micLive: true), on: .suspended)
+        assertOutcome(resumeOnly.transition(from: .running(micLive: true), on: .deviceLost(Fixture.lostText)),
+                      .lostAndExit(Fixture.lostText), from: .running(micLive: true), on: .deviceLost(Fixture.lostText))
+        let reconnectOnly = SessionStateMachine(route: route, policy: SessionPolicy(reconnect: true))
+        assertOutcome(reconnectOnly.transition(from: .running(micLive: true), on: .suspended),
+                      .to(.interrupted(.suspended, micLive: true), [.stopAudio, .allNotesOff, .tell("press space")]),
+                      from: .running(micLive: true), on: .suspended)
+        assertOutcome(reconnectOnly.transition(from: .running(micLive: true), on: .deviceLost(Fixture.lostText)),
+                      .lostAndWait(Fixture.lostText, micLive: true), from: .running(micLive: true), on: .deviceLost(Fixture.lostText))
+        // Ctrl-Z then fg without --auto-resume: terminal back, audio stays off.
+        assertOutcome(reconnectOnly.transition(from: .interrupted(.processStopped, micLive: true), on: .signal(.continue)),
+                      .to(.interrupted(.processStopped, micLive: true), [.reenterTerminal, .tell("--auto-resume")]),
+                      from: .interrupted(.processStopped, micLive: true), on: .signal(.continue))
+    }
+}
