@@ -161,9 +161,12 @@ enum LiveCommand {
         // The session opens again only this route (`--reconnect`), with the same options.
         let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: try sessionPolicy(args),
                                    reopen: { [options] in try DuplexDriver(options: options) })
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
+        takes.stems = stems
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try chain.compile(spec: driver.processSpec))
+            takes.sampleRate = driver.granted.sampleRate  // later takes are written at the new rate
         }
         runner.send(.userStart)
         if runner.isOver {
@@ -171,8 +174,6 @@ enum LiveCommand {
             try runner.report(quitKey: "q", consequence: "")
             return
         }
-        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
-        takes.stems = stems
         if firstTake != nil {
             do {
                 try takes.start()

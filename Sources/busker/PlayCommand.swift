@@ -104,9 +104,12 @@ enum PlayCommand {
         engine.install(try rig.chain.compile(spec: driver.processSpec))
         let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
                                    reopen: { [options] in try DuplexDriver(options: options) })
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
+                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames)
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))
+            takes.sampleRate = driver.granted.sampleRate  // later takes are written at the new rate
         }
         sources.start()
         runner.send(.userStart)
@@ -116,8 +119,6 @@ enum PlayCommand {
             try runner.report(quitKey: "esc", consequence: "")
             return
         }
-        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
-                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames)
         if firstTake != nil {
             do {
                 try takes.start()

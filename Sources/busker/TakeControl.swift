@@ -10,7 +10,8 @@ import Recording
 final class TakeControl {
     let tap: RecordingTap
     private var request: RecordingRequest
-    private let sampleRate: Int
+    /// The rate of the audio the takes hold: set again when the graph is rebuilt for a new format.
+    var sampleRate: Int
     /// Write a .mid next to each take (busker play).
     private let recordsMIDI: Bool
     private let midiLatencyFrames: Int
