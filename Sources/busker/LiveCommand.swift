@@ -166,7 +166,11 @@ enum LiveCommand {
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try chain.compile(spec: driver.processSpec))
-            takes.sampleRate = driver.granted.sampleRate  // later takes are written at the new rate
+            // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.
+            if takes.sampleRate != driver.granted.sampleRate {
+                takes.stop(audioHasStopped: true)
+                takes.sampleRate = driver.granted.sampleRate
+            }
         }
         runner.send(.userStart)
         if runner.isOver {
