@@ -1,7 +1,7 @@
 /// The live voice chain as a graph:
 ///
 ///     input → input meter → high-pass → bass → treble → boost → reverb
-///           → mixer (bus 0; master volume) → limiter → output meter → output
+///           → howl guard → mixer (bus 0; master volume) → limiter → output meter → output
 ///
 /// The same chain runs under every driver: the ALSA duplex driver live, the
 /// file driver offline, the benchmark and the tests. The mixer has spare
@@ -28,6 +28,9 @@ public final class VoiceChain {
     public let voiceBus = 0
     /// The room the reverb was last set to.
     public var room: RoomPreset { tone.room }
+    /// Feedback protection (notches on howling frequencies), after the tone stage;
+    /// bypassed when `VoiceSettings.howlGuard` is off. Adds no latency.
+    public let howlGuard: HowlGuardNode
 
     /// - Parameters:
     ///   - inputChannelCount: channels the driver captures (1 for a mic).
@@ -42,11 +45,12 @@ public final class VoiceChain {
         inputMeter = MeterNode(name: "input meter")
         highPass = BiquadNode(name: "high-pass", kind: .highPass, frequency: settings.highPassHz)
         tone = ToneControls(settings: settings)
+        howlGuard = HowlGuardNode()
         mixer = MixerNode(name: "mixer", inputCount: max(1, mixerInputs), outputChannelCount: 2)
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
 
-        let ids = ([inputMeter, highPass] + tone.nodes).map { graph.add($0) }
+        let ids = ([inputMeter, highPass] + tone.nodes + [howlGuard]).map { graph.add($0) }
         try graph.connect(graph.input, to: ids[0])
         for (a, b) in zip(ids, ids.dropFirst()) { try graph.connect(a, to: b) }
         let mixerID = graph.add(mixer)
@@ -64,10 +68,11 @@ public final class VoiceChain {
     public func apply(_ settings: VoiceSettings) {
         highPass.frequency.value = settings.highPassHz
         tone.apply(settings)
+        howlGuard.isEnabled = settings.howlGuard
         mixer.masterVolume.value = settings.volume
     }
 
-    /// Frames the chain delays its input by (the limiter's look-ahead), once compiled.
+    /// Frames the chain delays its input by (the limiter's look-ahead; the howl guard adds none), once compiled.
     public var latencyFrames: Int { limiter.latencyFrames }
 
     /// Compiles the chain for `spec`.

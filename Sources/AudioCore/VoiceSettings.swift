@@ -22,6 +22,8 @@ public struct VoiceSettings: Sendable, Equatable {
     public var volume: Float = 0.3
     /// High-pass corner against rumble and pops, in Hz.
     public var highPassHz: Float = 80
+    /// Feedback protection: notch out howling as it starts (see `HowlGuardNode`).
+    public var howlGuard: Bool = true
 
     public init() {}
 

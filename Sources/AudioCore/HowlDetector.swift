@@ -1,0 +1,342 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds howling in a signal: every `hopSize` samples it takes the spectrum
+/// of the last `frameSize` samples (Hann window, `RadixTwoFFT`), picks the
+/// narrow peaks that pass PTPR, PAPR, PNPR and PHPR (see `HowlCriteria`),
+/// follows them from frame to frame, and reports those that grow steadily,
+/// or that sit loud and perfectly still, as howls.
+///
+/// Everything is sized at init; `push` and `analyze` touch only preallocated
+/// memory. The results of an analysis are in `detections[0..<detectionCount]`
+/// until the next one.
+///
+/// - Realtime: `init` allocates (control thread); `push`, `analyzeIfDue` and `reset` are safe
+///   (checked by the allocation tests: the compiler's `@_noLocks` check counts the
+///   reference counting of a class's own members as possible locking).
+public final class HowlDetector {
+    public let criteria: HowlCriteria
+    public let sampleRate: Double
+    /// Hz per FFT bin.
+    public let binWidth: Float
+
+    // MARK: Audio thread only
+    /// The last `frameSize` samples, circular.
+    private let history: UnsafeMutablePointer<Float>
+    private var writeIndex = 0
+    /// Samples pushed since the last analysis.
+    public private(set) var samplesSinceAnalysis = 0
+    private let window: UnsafeMutablePointer<Float>
+    private let real: UnsafeMutablePointer<Float>
+    private let imaginary: UnsafeMutablePointer<Float>
+    /// Power per bin (linear) and in dB, bins 0…frameSize/2.
+    private let power: UnsafeMutablePointer<Float>
+    private let levelDB: UnsafeMutablePointer<Float>
+    private let fft: RadixTwoFFT
+    private let lowBin: Int
+    private let highBin: Int
+    /// dB offset that makes a full-scale sine read 0 dB at its peak.
+    private let calibrationDB: Float
+
+    /// This frame's candidates: fractional bin and level.
+    private let candidateBins: UnsafeMutablePointer<Float>
+    private let candidateLevels: UnsafeMutablePointer<Float>
+    private var candidateCount = 0
+
+    /// Followed peaks: per track its bin and level over the last `historyLength` frames.
+    private static var trackCapacity: Int { 16 }
+    private let historyLength: Int
+    private let trackActive: UnsafeMutablePointer<Bool>
+    private let trackMatched: UnsafeMutablePointer<Bool>
+    private let trackFrames: UnsafeMutablePointer<Int>
+    private let trackMissed: UnsafeMutablePointer<Int>
+    private let trackBins: UnsafeMutablePointer<Float>
+    /// The bin each track was last seen at (kept when its history starts over).
+    private let trackLastBin: UnsafeMutablePointer<Float>
+    private let trackLevels: UnsafeMutablePointer<Float>
+
+    /// Howls found by the last analysis.
+    public let detections: UnsafeMutablePointer<HowlDetection>
+    public private(set) var detectionCount = 0
+    /// Analysis frames so far (since init or reset).
+    public private(set) var framesAnalyzed = 0
+
+    /// - Realtime: unsafe (allocates). Control thread only.
+    public init(sampleRate: Double, criteria: HowlCriteria = HowlCriteria()) {
+        precondition(criteria.frameSize >= 64 && criteria.frameSize & (criteria.frameSize - 1) == 0)
+        precondition(criteria.hopSize >= 1 && criteria.hopSize <= criteria.frameSize)
+        self.criteria = criteria
+        self.sampleRate = sampleRate
+        let n = criteria.frameSize
+        binWidth = Float(sampleRate / Double(n))
+        fft = RadixTwoFFT(size: n)
+        history = .allocate(capacity: n)
+        history.initialize(repeating: 0, count: n)
+        window = .allocate(capacity: n)
+        for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
+        real = .allocate(capacity: n)
+        real.initialize(repeating: 0, count: n)
+        imaginary = .allocate(capacity: n)
+        imaginary.initialize(repeating: 0, count: n)
+        power = .allocate(capacity: n / 2 + 1)
+        power.initialize(repeating: 0, count: n / 2 + 1)
+        levelDB = .allocate(capacity: n / 2 + 1)
+        levelDB.initialize(repeating: -200, count: n / 2 + 1)
+        // Room on both sides for the neighbour and harmonic look-ups.
+        lowBin = max(10, Int((criteria.lowestFrequency / binWidth).rounded(.down)))
+        highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
+        // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
+        calibrationDB = -Float(20 * log10(Double(n) / 4))
+        let c = max(1, criteria.candidatesPerFrame)
+        candidateBins = .allocate(capacity: c)
+        candidateBins.initialize(repeating: 0, count: c)
+        candidateLevels = .allocate(capacity: c)
+        candidateLevels.initialize(repeating: 0, count: c)
+        let t = HowlDetector.trackCapacity
+        historyLength = max(criteria.growthFrames, criteria.saturatedFrames, 2)
+        trackActive = .allocate(capacity: t)
+        trackActive.initialize(repeating: false, count: t)
+        trackMatched = .allocate(capacity: t)
+        trackMatched.initialize(repeating: false, count: t)
+        trackFrames = .allocate(capacity: t)
+        trackFrames.initialize(repeating: 0, count: t)
+        trackMissed = .allocate(capacity: t)
+        trackMissed.initialize(repeating: 0, count: t)
+        trackLastBin = .allocate(capacity: t)
+        trackLastBin.initialize(repeating: 0, count: t)
+        trackBins = .allocate(capacity: t * historyLength)
+        trackBins.initialize(repeating: 0, count: t * historyLength)
+        trackLevels = .allocate(capacity: t * historyLength)
+        trackLevels.initialize(repeating: 0, count: t * historyLength)
+        detections = .allocate(capacity: t)
+        detections.initialize(repeating: HowlDetection(frequency: 0, levelDB: 0, slopeDB: 0, reason: .growing), count: t)
+    }
+
+    deinit {
+        for p in [history, window, real, imaginary, power, levelDB, candidateBins, candidateLevels, trackBins, trackLevels] {
+            p.deallocate()
+        }
+        trackActive.deallocate()
+        trackLastBin.deallocate()
+        trackMatched.deallocate()
+        trackFrames.deallocate()
+        trackMissed.deallocate()
+        detections.deallocate()
+    }
+
+    /// Forgets the signal and every followed peak.
+    /// - Realtime: safe.
+    public func reset() {
+        history.update(repeating: 0, count: criteria.frameSize)
+        writeIndex = 0
+        samplesSinceAnalysis = 0
+        trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
+        detectionCount = 0
+        framesAnalyzed = 0
+    }
+
+    /// Samples still to push before the next analysis is due.
+    /// - Realtime: safe.
+    @inline(__always)
+    public var samplesUntilAnalysis: Int { criteria.hopSize - samplesSinceAnalysis }
+
+    /// Appends one sample.
+    /// - Realtime: safe.
+    @inline(__always)
+    public func push(_ sample: Float) {
+        history[writeIndex] = sample
+        writeIndex += 1
+        if writeIndex == criteria.frameSize { writeIndex = 0 }
+        samplesSinceAnalysis += 1
+    }
+
+    /// Analyses the last frame when a hop is complete (else does nothing and
+    /// returns false). Results in `detections[0..<detectionCount]`.
+    /// - Realtime: safe. One FFT, a pass over the bins, some log10 calls.
+    public func analyzeIfDue() -> Bool {
+        guard samplesSinceAnalysis >= criteria.hopSize else { return false }
+        samplesSinceAnalysis = 0
+        framesAnalyzed += 1
+        detectionCount = 0
+        computeSpectrum()
+        findCandidates()
+        followCandidates()
+        return true
+    }
+
+    /// The windowed spectrum of the last frame into `power` and `levelDB`.
+    /// - Realtime: safe.
+    private func computeSpectrum() {
+        let n = criteria.frameSize
+        for i in 0..<n {
+            var j = writeIndex + i
+            if j >= n { j -= n }
+            real[i] = history[j] * window[i]
+            imaginary[i] = 0
+        }
+        fft.transform(real: real, imaginary: imaginary)
+        let top = min(n / 2, highBin * 3 + 3)
+        for k in 0...top {
+            let p = real[k] * real[k] + imaginary[k] * imaginary[k]
+            power[k] = p
+            levelDB[k] = _unsafePerformance { 10 * log10f(p + 1e-20) } + calibrationDB
+        }
+    }
+
+    /// The loudest local maxima in the band that pass PTPR, PAPR, PNPR and PHPR.
+    /// - Realtime: safe.
+    private func findCandidates() {
+        candidateCount = 0
+        let c = criteria
+        var sum: Float = 0
+        for k in lowBin...highBin { sum += power[k] }
+        let averageDB = _unsafePerformance { 10 * log10f(sum / Float(highBin - lowBin + 1) + 1e-20) } + calibrationDB
+        let capacity = max(1, c.candidatesPerFrame)
+        for k in lowBin...highBin {
+            let level = levelDB[k]
+            guard level >= c.thresholdDB, level > levelDB[k - 1], level >= levelDB[k + 1] else { continue }
+            guard level - averageDB >= c.minimumPAPR else { continue }
+            // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
+            var neighbours: Float = 0
+            for d in 3...8 { neighbours += power[k - d] + power[k + d] }
+            let neighbourDB = _unsafePerformance { 10 * log10f(neighbours / 12 + 1e-20) } + calibrationDB
+            guard level - neighbourDB >= c.minimumPNPR else { continue }
+            // Harmonics 2 and 3 and the subharmonic (a note an octave down whose overtone this is).
+            var harmonicDB: Float = -200
+            // Multiples 0.5, 1.5, 2 and 3 as halves (no array literal on the audio thread).
+            for halves in 1...6 where halves != 2 && halves != 5 {
+                let centre = (k * halves + 1) / 2
+                if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
+                harmonicDB = max(harmonicDB, levelDB[centre - 1], levelDB[centre], levelDB[centre + 1])
+            }
+            guard level - harmonicDB >= c.minimumPHPR else { continue }
+            // Parabolic interpolation on the dB values: sub-bin frequency and peak level.
+            let a = levelDB[k - 1], b = level, g = levelDB[k + 1]
+            let denominator = a - 2 * b + g
+            let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - g) / denominator)) : 0
+            let peakLevel = b - 0.25 * (a - g) * offset
+            insertCandidate(bin: Float(k) + offset, level: peakLevel, capacity: capacity)
+        }
+    }
+
+    /// Keeps the `capacity` loudest candidates, loudest first.
+    /// - Realtime: safe.
+    private func insertCandidate(bin: Float, level: Float, capacity: Int) {
+        var position = candidateCount
+        while position > 0 && candidateLevels[position - 1] < level { position -= 1 }
+        guard position < capacity else { return }
+        var i = min(candidateCount, capacity - 1)
+        while i > position {
+            candidateBins[i] = candidateBins[i - 1]
+            candidateLevels[i] = candidateLevels[i - 1]
+            i -= 1
+        }
+        candidateBins[position] = bin
+        candidateLevels[position] = level
+        candidateCount = min(candidateCount + 1, capacity)
+    }
+
+    /// Matches this frame's candidates to the followed peaks (within a bin),
+    /// starts new tracks, drops tracks missing two frames running, and judges
+    /// every track with enough history.
+    /// - Realtime: safe.
+    private func followCandidates() {
+        let t = HowlDetector.trackCapacity, h = historyLength
+        for i in 0..<t { trackMatched[i] = false }
+        for c in 0..<candidateCount {
+            let bin = candidateBins[c], level = candidateLevels[c]
+            var best = -1
+            var bestDistance: Float = 1
+            for i in 0..<t where trackActive[i] && !trackMatched[i] {
+                let distance = abs(trackLastBin[i] - bin)
+                if distance <= bestDistance { best = i; bestDistance = distance }
+            }
+            if best < 0 {
+                for i in 0..<t where !trackActive[i] { best = i; break }
+                guard best >= 0 else { continue }
+                trackActive[best] = true
+                trackFrames[best] = 0
+            }
+            trackMatched[best] = true
+            trackMissed[best] = 0
+            let slot = trackFrames[best] % h
+            trackBins[best * h + slot] = bin
+            trackLevels[best * h + slot] = level
+            trackLastBin[best] = bin
+            trackFrames[best] += 1
+        }
+        for i in 0..<t where trackActive[i] {
+            if !trackMatched[i] {
+                trackMissed[i] += 1
+                if trackMissed[i] >= 2 { trackActive[i] = false }
+                continue
+            }
+            judge(track: i)
+        }
+    }
+
+    /// Reports track `i` as a howl when it has grown steadily over the last
+    /// `growthFrames`, or stood loud and still over the last `saturatedFrames`;
+    /// a reported track starts its history over, so a howl that goes on
+    /// growing is reported again `growthFrames` later (and the notch deepens).
+    /// - Realtime: safe.
+    private func judge(track i: Int) {
+        let c = criteria, h = historyLength
+        let frames = trackFrames[i]
+        let newest = (frames - 1) % h
+        let bin = trackBins[i * h + newest], level = trackLevels[i * h + newest]
+        var found: HowlDetection?
+        let k = c.growthFrames
+        if frames >= k {
+            // Least-squares line through the last k levels (x = 0…k−1).
+            var sumY: Float = 0, sumXY: Float = 0
+            var rising = 0
+            for j in 0..<k {
+                let y = trackLevels[i * h + (frames - k + j) % h]
+                sumY += y
+                sumXY += Float(j) * y
+                if j > 0 && y > trackLevels[i * h + (frames - k + j - 1) % h] { rising += 1 }
+            }
+            let n = Float(k), meanX = (n - 1) / 2, meanY = sumY / n
+            let sxx = n * (n * n - 1) / 12
+            let slope = (sumXY - n * meanX * meanY) / sxx
+            var squares: Float = 0
+            for j in 0..<k {
+                let y = trackLevels[i * h + (frames - k + j) % h]
+                let r = y - (meanY + slope * (Float(j) - meanX))
+                squares += r * r
+            }
+            let deviation = (squares / n).squareRoot()
+            if slope >= c.minimumSlopeDB && deviation <= c.maximumSlopeDeviationDB && rising >= k - 2 {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slope, reason: .growing)
+            }
+        }
+        let s = c.saturatedFrames
+        if found == nil && frames >= s && level >= c.saturatedLevelDB {
+            var sumBin: Float = 0, sumLevel: Float = 0
+            for j in 0..<s {
+                sumBin += trackBins[i * h + (frames - s + j) % h]
+                sumLevel += trackLevels[i * h + (frames - s + j) % h]
+            }
+            let meanBin = sumBin / Float(s), meanLevel = sumLevel / Float(s)
+            var binSquares: Float = 0, worstLevel: Float = 0
+            for j in 0..<s {
+                let d = trackBins[i * h + (frames - s + j) % h] - meanBin
+                binSquares += d * d
+                worstLevel = max(worstLevel, abs(trackLevels[i * h + (frames - s + j) % h] - meanLevel))
+            }
+            if (binSquares / Float(s)).squareRoot() <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB {
+                found = HowlDetection(frequency: meanBin * binWidth, levelDB: level, slopeDB: 0, reason: .sustained)
+            }
+        }
+        if let found, detectionCount < HowlDetector.trackCapacity {
+            detections[detectionCount] = found
+            detectionCount += 1
+            // Start over: the next report needs a fresh run of frames.
+            trackFrames[i] = 0
+        }
+    }
+}
