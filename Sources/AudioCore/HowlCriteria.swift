@@ -29,20 +29,25 @@ public struct HowlCriteria: Sendable, Equatable {
     public var minimumPAPR: Float = 15
     public var minimumPNPR: Float = 15
     public var minimumPHPR: Float = 12
-    /// Frames a growing peak must be followed for before it counts (8 ≈ 43 ms at 48 kHz).
-    public var growthFrames = 8
-    /// The least steady growth, in dB per frame (0.15 dB per 5.3 ms ≈ 28 dB/s).
-    public var minimumSlopeDB: Float = 0.15
+    /// Frames a growing peak must be followed for before it counts (12 ≈ 64 ms at 48 kHz): half
+    /// again the frames a note's onset takes to slide into the window (frameSize / hopSize = 8),
+    /// which looks like steady growth too, then stops.
+    public var growthFrames = 12
+    /// Growth at least this steep (dB per frame; 0.4 ≈ 75 dB/s) counts after `growthFrames`;
+    /// slower growth, down to `minimumSlopeDB` (0.1 ≈ 19 dB/s), must last twice as long
+    /// (128 ms: longer than the rising half of a tremolo or a swell).
+    public var fastSlopeDB: Float = 0.4
+    public var minimumSlopeDB: Float = 0.1
     /// How far the levels may stray from a straight line, RMS dB.
     public var maximumSlopeDeviationDB: Float = 1.5
     /// A peak at least this loud (dB) …
     public var saturatedLevelDB: Float = -24
-    /// … held this many frames (48 ≈ 256 ms) …
-    public var saturatedFrames = 48
+    /// … held this many frames (32 ≈ 171 ms) …
+    public var saturatedFrames = 32
     /// … within this many bins of its mean frequency (a howl's frequency is still; a voice's wavers) …
     public var saturatedFrequencyDeviationBins: Float = 0.05
     /// … and within this many dB of its mean level is a howl that has stopped growing.
-    public var saturatedLevelDeviationDB: Float = 3
+    public var saturatedLevelDeviationDB: Float = 1.5
     /// Peaks followed per frame, the loudest first.
     public var candidatesPerFrame = 6
 

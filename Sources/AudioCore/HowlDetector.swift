@@ -96,7 +96,7 @@ public final class HowlDetector {
         candidateLevels = .allocate(capacity: c)
         candidateLevels.initialize(repeating: 0, count: c)
         let t = HowlDetector.trackCapacity
-        historyLength = max(criteria.growthFrames, criteria.saturatedFrames, 2)
+        historyLength = max(2 * criteria.growthFrames, criteria.saturatedFrames, 2)
         trackActive = .allocate(capacity: t)
         trackActive.initialize(repeating: false, count: t)
         trackMatched = .allocate(capacity: t)
@@ -278,6 +278,32 @@ public final class HowlDetector {
         }
     }
 
+    /// The least-squares line through the last `k` levels of track `i`: its
+    /// slope (dB per frame), the RMS distance of the levels from it, and how
+    /// many frame-to-frame steps rose.
+    /// - Realtime: safe.
+    private func fit(track i: Int, frames k: Int) -> (slope: Float, deviation: Float, rising: Int) {
+        let h = historyLength, frames = trackFrames[i]
+        var sumY: Float = 0, sumXY: Float = 0
+        var rising = 0
+        for j in 0..<k {
+            let y = trackLevels[i * h + (frames - k + j) % h]
+            sumY += y
+            sumXY += Float(j) * y
+            if j > 0 && y > trackLevels[i * h + (frames - k + j - 1) % h] { rising += 1 }
+        }
+        let n = Float(k), meanX = (n - 1) / 2, meanY = sumY / n
+        let sxx = n * (n * n - 1) / 12
+        let slope = (sumXY - n * meanX * meanY) / sxx
+        var squares: Float = 0
+        for j in 0..<k {
+            let y = trackLevels[i * h + (frames - k + j) % h]
+            let r = y - (meanY + slope * (Float(j) - meanX))
+            squares += r * r
+        }
+        return (slope, (squares / n).squareRoot(), rising)
+    }
+
     /// Reports track `i` as a howl when it has grown steadily over the last
     /// `growthFrames`, or stood loud and still over the last `saturatedFrames`;
     /// a reported track starts its history over, so a howl that goes on
@@ -289,29 +315,18 @@ public final class HowlDetector {
         let newest = (frames - 1) % h
         let bin = trackBins[i * h + newest], level = trackLevels[i * h + newest]
         var found: HowlDetection?
+        // Fast growth shows within `growthFrames`; slow growth must last twice as long,
+        // longer than the rising half of a tremolo or a swell.
         let k = c.growthFrames
         if frames >= k {
-            // Least-squares line through the last k levels (x = 0…k−1).
-            var sumY: Float = 0, sumXY: Float = 0
-            var rising = 0
-            for j in 0..<k {
-                let y = trackLevels[i * h + (frames - k + j) % h]
-                sumY += y
-                sumXY += Float(j) * y
-                if j > 0 && y > trackLevels[i * h + (frames - k + j - 1) % h] { rising += 1 }
-            }
-            let n = Float(k), meanX = (n - 1) / 2, meanY = sumY / n
-            let sxx = n * (n * n - 1) / 12
-            let slope = (sumXY - n * meanX * meanY) / sxx
-            var squares: Float = 0
-            for j in 0..<k {
-                let y = trackLevels[i * h + (frames - k + j) % h]
-                let r = y - (meanY + slope * (Float(j) - meanX))
-                squares += r * r
-            }
-            let deviation = (squares / n).squareRoot()
-            if slope >= c.minimumSlopeDB && deviation <= c.maximumSlopeDeviationDB && rising >= k - 2 {
-                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slope, reason: .growing)
+            let fast = fit(track: i, frames: k)
+            if fast.slope >= c.fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - 2 {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: fast.slope, reason: .growing)
+            } else if frames >= 2 * k {
+                let slow = fit(track: i, frames: 2 * k)
+                if slow.slope >= c.minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - 4 {
+                    found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slow.slope, reason: .growing)
+                }
             }
         }
         let s = c.saturatedFrames
@@ -328,7 +343,10 @@ public final class HowlDetector {
                 binSquares += d * d
                 worstLevel = max(worstLevel, abs(trackLevels[i * h + (frames - s + j) % h] - meanLevel))
             }
-            if (binSquares / Float(s)).squareRoot() <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB {
+            // Still: no drift either (a decaying note drifts down), at most the allowed deviation over the whole run.
+            let drift = abs(fit(track: i, frames: s).slope) * Float(s - 1)
+            if (binSquares / Float(s)).squareRoot() <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB
+                && drift <= c.saturatedLevelDeviationDB {
                 found = HowlDetection(frequency: meanBin * binWidth, levelDB: level, slopeDB: 0, reason: .sustained)
             }
         }

@@ -23,8 +23,8 @@ public final class NotchBank {
     public var deepenStepDB: Float = 6
     /// How far the applied depth moves per update.
     public var depthStepDB: Float = 3
-    public var holdSeconds: Double = 5
-    public var releaseDBPerSecond: Float = 2
+    public var holdSeconds: Double = 10
+    public var releaseDBPerSecond: Float = 1
 
     // MARK: Audio thread only
     public let frequencies: UnsafeMutablePointer<Float>

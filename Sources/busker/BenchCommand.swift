@@ -30,13 +30,19 @@ enum BenchCommand {
       --runs N           end-to-end runs of each tool, best kept, 1…20 (default 3)
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
+      --howl             only the howl guard: added stable gain and detection
+                         time in the feedback simulator (--seconds: run length, default 12)
       --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl"])
         if args.has("help") {
             print(help)
+            return
+        }
+        if args.has("howl") {
+            try HowlBench.run(seconds: Double(try args.int("seconds", in: 4...600) ?? 12))
             return
         }
         let seconds = try args.int("seconds", in: 1...3600) ?? 60
@@ -125,7 +131,7 @@ enum BenchCommand {
         guard let chain = try? VoiceChain(inputChannelCount: channels, settings: settings),
               (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return }
         let nodes: [AudioNode] = [chain.inputMeter, chain.highPass, chain.bass, chain.treble, chain.boost,
-                                  chain.reverb, chain.mixer, chain.limiter, chain.outputMeter]
+                                  chain.reverb, chain.howlGuard, chain.mixer, chain.limiter, chain.outputMeter]
         let blocks = 4000
         let input = AudioBuffer(channelCount: 2, capacity: period)
         let output = AudioBuffer(channelCount: 2, capacity: period)

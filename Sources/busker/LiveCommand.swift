@@ -11,8 +11,8 @@ enum LiveCommand {
     usage: busker live [--device PCM | --input PCM --output PCM] [options]
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
-    Mic → high-pass → bass → treble → boost → reverb → mixer → limiter
-    (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
+    Mic → high-pass → bass → treble → boost → reverb → howl guard → mixer
+    → limiter (−1 dBFS) → speaker, at the lowest latency the devices allow. Starts at
     volume 0.3 with the mic on; a terminal UI shows meters and every control
     (space turns the mic off, q quits). Mono or stereo in, stereo out.
 
@@ -38,6 +38,8 @@ enum LiveCommand {
       --room NAME            small | medium | large | hall (default medium)
       --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
       --high-pass HZ         rumble filter corner, 20…500 Hz (default 80)
+      --no-howl-guard        no feedback protection (on by default: howling is found as it
+                             starts and notched out; the screen shows FEEDBACK and the notches)
 
     files only:
       --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
@@ -50,7 +52,7 @@ enum LiveCommand {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
                      "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead"],
-            flags: ["help", "no-tui"])
+            flags: ["help", "no-tui", "no-howl-guard"])
         if args.has("help") {
             print(help)
             return
@@ -174,6 +176,7 @@ enum LiveCommand {
         if let v = try args.float("reverb") { s.reverbPercent = v }
         if let v = try args.float("volume") { s.volume = v }
         if let v = try args.float("high-pass") { s.highPassHz = v }
+        if args.has("no-howl-guard") { s.howlGuard = false }
         if let room = args.string("room") {
             guard let preset = RoomPreset(rawValue: room) else {
                 throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(room)'")

@@ -80,6 +80,7 @@ final class LiveSession {
         case .character("G"): s.boostDB = (s.boostDB + 1).clamped(to: VoiceSettings.boostRange)
         case .character("r"): s.reverbPercent = (s.reverbPercent - 5).clamped(to: VoiceSettings.reverbRange)
         case .character("R"): s.reverbPercent = (s.reverbPercent + 5).clamped(to: VoiceSettings.reverbRange)
+        case .character("h"), .character("H"): s.howlGuard.toggle()
         case .character("m"), .character("M"):
             let all = RoomPreset.allCases
             s.room = all[(all.firstIndex(of: s.room)! + 1) % all.count]
@@ -102,6 +103,7 @@ final class LiveSession {
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             outputRMSDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).rmsDB },
             limiterReductionDB: chain.limiter.gainReductionDB,
+            howl: chain.howlGuard.status(),
             xruns: driver.xrunCount, state: state,
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
             devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",
