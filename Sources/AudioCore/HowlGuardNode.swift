@@ -9,8 +9,17 @@ import Synchronization
 /// output, and every howl it reports gets a notch in a `NotchBank` (a new
 /// one at `initialDepthDB`, or the one already there `deepenStepDB` deeper).
 /// When the notches can do no more (the notch there is at full depth, or
-/// every slot is taken), a last-resort gain reduction steps the whole signal
-/// down `emergencyStepDB` at a time; it recovers slowly after a second of quiet.
+/// every slot is taken, or a loud howl's level has not fallen
+/// `emergencyReliefDB` within `emergencyCheckSeconds` of its notch, or, while
+/// the gain recovers, the level rises `emergencyReturnDB` again, or the level still climbs `emergencyClimbDB` over
+/// where it was when this bout of feedback was first found: a loop that is
+/// too loud everywhere, like a flat digital wire, howls on a whole harmonic
+/// series at once, which the PHPR rightly does not call a howl), a last-resort gain reduction steps the whole signal
+/// down `emergencyStepDB` at a time. After a second of quiet it recovers, but
+/// only to `emergencyMarginDB` under the gain that last howled (a floor that
+/// itself fades at `emergencyFloorReleaseDBPerSecond` after
+/// `emergencyFloorHoldSeconds`), so a loop that howls at full gain does not
+/// howl again each time the gain comes back.
 ///
 /// The detector sees the signal after the notches and before the emergency
 /// gain: a notch that was not deep enough shows as a peak that still grows.
@@ -27,6 +36,18 @@ public final class HowlGuardNode: AudioNode {
     public static var maximumEmergencyReductionDB: Float { 30 }
     public static var emergencyHoldSeconds: Double { 1 }
     public static var emergencyReleaseDBPerSecond: Float { 6 }
+    public static var emergencyMarginDB: Float { 3 }
+    public static var emergencyClimbDB: Float { 6 }
+    public static var emergencyCheckSeconds: Double { 0.2 }
+    /// While the gain recovers, a rise this far over the quietest level since the last step is the howl coming back.
+    public static var emergencyReturnDB: Float { 12 }
+    public static var emergencyReliefDB: Float { 3 }
+    /// A climb counts only above this level (dBFS RMS, before the gain): a quiet room that starts to sing is not a howl.
+    public static var emergencyClimbFloorDB: Float { -30 }
+    /// The least time between two emergency steps, so each can take effect around the loop.
+    public static var emergencyIntervalSeconds: Double { 0.1 }
+    public static var emergencyFloorHoldSeconds: Double { 30 }
+    public static var emergencyFloorReleaseDBPerSecond: Float { 0.2 }
 
     public let criteria: HowlCriteria
     public let slotCount: Int
@@ -55,7 +76,19 @@ public final class HowlGuardNode: AudioNode {
     private var now = 0
     private var wasEnabled = true
     private var reductionDB: Float = 0
-    private var lastEmergency = 0
+    /// The least reduction the emergency gain recovers to (the last howling gain plus the margin).
+    private var floorDB: Float = 0
+    private var lastEmergency = Int.min / 2
+    /// Sum of squares of this hop's signal (after the notches, before the gain).
+    private var hopEnergy: Float = 0
+    /// The level (dB) of the hop in which the current bout of feedback was first found.
+    private var boutLevelDB: Float = 0
+    private var lastFound = Int.min / 2
+    /// When to check that a loud howl's notch brought the level down (Int.max: nothing pending), and the level then.
+    private var checkAt = Int.max
+    private var checkLevelDB: Float = 0
+    /// The quietest hop since the last emergency step: a howl coming back as the gain recovers rises far above it.
+    private var recoveryMinimumDB: Float = 0
     private var gain: Float = 1
     private var gainStep: Float = 0
 
@@ -115,7 +148,14 @@ public final class HowlGuardNode: AudioNode {
         notches.reset()
         now = 0
         reductionDB = 0
-        lastEmergency = 0
+        floorDB = 0
+        lastEmergency = Int.min / 2
+        hopEnergy = 0
+        boutLevelDB = 0
+        lastFound = Int.min / 2
+        checkAt = Int.max
+        checkLevelDB = 0
+        recoveryMinimumDB = 0
         gain = 1
         gainStep = 0
         wasEnabled = enabledFlag.load(ordering: .relaxed)
@@ -149,7 +189,9 @@ public final class HowlGuardNode: AudioNode {
             for i in offset..<offset + n {
                 var sum: Float = 0
                 for c in 0..<channels { sum += output.channels[c][i] }
-                detector.push(sum * scale)
+                let mono = sum * scale
+                hopEnergy += mono * mono
+                detector.push(mono)
             }
             if gain != 1 || gainStep != 0 {
                 for i in offset..<offset + n {
@@ -170,6 +212,29 @@ public final class HowlGuardNode: AudioNode {
         let hop = criteria.hopSize
         let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
         var emergency = false
+        let levelDB = 10 * log10f(hopEnergy / Float(hop) + 1e-20)
+        hopEnergy = 0
+        let warning = Int(HowlGuardNode.warningSeconds * rate)
+        if detector.detectionCount > 0 && now - lastFound > warning && reductionDB == 0 { boutLevelDB = levelDB }
+        // In a bout (a howl found lately, or the gain still down from one): a climb means the loop still howls,
+        // perhaps on a whole harmonic series that the detector rightly does not call a howl.
+        if (now - lastFound <= warning || reductionDB > 0) && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        recoveryMinimumDB = min(recoveryMinimumDB, levelDB)
+        if reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        if now >= checkAt {
+            // The notches had their chance: a loud howl that did not give way needs the gain.
+            if levelDB > checkLevelDB - HowlGuardNode.emergencyReliefDB { emergency = true }
+            checkAt = Int.max
+        }
+        if detector.detectionCount > 0 {
+            lastFound = now
+            if levelDB > HowlGuardNode.emergencyClimbFloorDB && checkAt == Int.max {
+                checkAt = now + Int(HowlGuardNode.emergencyCheckSeconds * rate)
+                checkLevelDB = levelDB
+            }
+        }
         for d in 0..<detector.detectionCount {
             let found = detector.detections[d]
             let full = notches.activeCount == notches.slotCount
@@ -183,11 +248,21 @@ public final class HowlGuardNode: AudioNode {
             lastDetection.store(now, ordering: .relaxed)
         }
         notches.update(now: now, elapsedSamples: hop)
-        if emergency && emergencyFlag.load(ordering: .relaxed) {
+        let seconds = Float(Double(hop) / rate)
+        let ready = Double(now - lastEmergency) >= HowlGuardNode.emergencyIntervalSeconds * rate
+        if emergency && ready && emergencyFlag.load(ordering: .relaxed) {
+            floorDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyMarginDB)
             reductionDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyStepDB)
             lastEmergency = now
-        } else if reductionDB > 0 && Double(now - lastEmergency) > HowlGuardNode.emergencyHoldSeconds * rate {
-            reductionDB = max(0, reductionDB - HowlGuardNode.emergencyReleaseDBPerSecond * Float(Double(hop) / rate))
+            recoveryMinimumDB = levelDB
+        } else if reductionDB > 0 {
+            let quiet = Double(now - lastEmergency) / rate
+            if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
+                floorDB = max(0, floorDB - HowlGuardNode.emergencyFloorReleaseDBPerSecond * seconds)
+            }
+            if quiet > HowlGuardNode.emergencyHoldSeconds {
+                reductionDB = max(floorDB, reductionDB - HowlGuardNode.emergencyReleaseDBPerSecond * seconds)
+            }
         }
         // Ramp to the new gain over the next hop, sample by sample.
         let target: Float = reductionDB > 0 ? powf(10, -reductionDB / 20) : 1
