@@ -38,6 +38,11 @@ public struct HowlCriteria: Sendable, Equatable {
     /// (128 ms: longer than the rising half of a tremolo or a swell).
     public var fastSlopeDB: Float = 0.4
     public var minimumSlopeDB: Float = 0.1
+    /// Creeping growth, as a loop a hair over unity makes: at least `minimumCreepSlopeDB`
+    /// per frame (0.015 ≈ 3 dB/s) over `creepFrames` (96 ≈ 0.5 s), at a frequency as
+    /// still as a held howl's (`saturatedFrequencyDeviationBins`): a sung swell wavers.
+    public var creepFrames = 96
+    public var minimumCreepSlopeDB: Float = 0.015
     /// How far the levels may stray from a straight line, RMS dB.
     public var maximumSlopeDeviationDB: Float = 1.5
     /// A peak at least this loud (dB) …

@@ -96,7 +96,7 @@ public final class HowlDetector {
         candidateLevels = .allocate(capacity: c)
         candidateLevels.initialize(repeating: 0, count: c)
         let t = HowlDetector.trackCapacity
-        historyLength = max(2 * criteria.growthFrames, criteria.saturatedFrames, 2)
+        historyLength = max(2 * criteria.growthFrames, criteria.saturatedFrames, criteria.creepFrames, 2)
         trackActive = .allocate(capacity: t)
         trackActive.initialize(repeating: false, count: t)
         trackMatched = .allocate(capacity: t)
@@ -304,6 +304,21 @@ public final class HowlDetector {
         return (slope, (squares / n).squareRoot(), rising)
     }
 
+    /// The RMS distance of track `i`'s last `k` bins from their mean.
+    /// - Realtime: safe.
+    private func binDeviation(track i: Int, frames k: Int) -> Float {
+        let h = historyLength, frames = trackFrames[i]
+        var sum: Float = 0
+        for j in 0..<k { sum += trackBins[i * h + (frames - k + j) % h] }
+        let mean = sum / Float(k)
+        var squares: Float = 0
+        for j in 0..<k {
+            let d = trackBins[i * h + (frames - k + j) % h] - mean
+            squares += d * d
+        }
+        return (squares / Float(k)).squareRoot()
+    }
+
     /// Reports track `i` as a howl when it has grown steadily over the last
     /// `growthFrames`, or stood loud and still over the last `saturatedFrames`;
     /// a reported track starts its history over, so a howl that goes on
@@ -329,25 +344,30 @@ public final class HowlDetector {
                 }
             }
         }
+        // Creeping growth (a loop a hair over unity): slow and long, at a frequency that does not move.
+        let w = c.creepFrames
+        if found == nil && frames >= w {
+            let creep = fit(track: i, frames: w)
+            if creep.slope >= c.minimumCreepSlopeDB && creep.deviation <= c.maximumSlopeDeviationDB
+                && binDeviation(track: i, frames: w) <= c.saturatedFrequencyDeviationBins {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: creep.slope, reason: .growing)
+            }
+        }
         let s = c.saturatedFrames
         if found == nil && frames >= s && level >= c.saturatedLevelDB {
-            var sumBin: Float = 0, sumLevel: Float = 0
+            var sumLevel: Float = 0
+            for j in 0..<s { sumLevel += trackLevels[i * h + (frames - s + j) % h] }
+            let meanLevel = sumLevel / Float(s)
+            var worstLevel: Float = 0
             for j in 0..<s {
-                sumBin += trackBins[i * h + (frames - s + j) % h]
-                sumLevel += trackLevels[i * h + (frames - s + j) % h]
-            }
-            let meanBin = sumBin / Float(s), meanLevel = sumLevel / Float(s)
-            var binSquares: Float = 0, worstLevel: Float = 0
-            for j in 0..<s {
-                let d = trackBins[i * h + (frames - s + j) % h] - meanBin
-                binSquares += d * d
                 worstLevel = max(worstLevel, abs(trackLevels[i * h + (frames - s + j) % h] - meanLevel))
             }
+
             // Still: no drift either (a decaying note drifts down), at most the allowed deviation over the whole run.
             let drift = abs(fit(track: i, frames: s).slope) * Float(s - 1)
-            if (binSquares / Float(s)).squareRoot() <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB
+            if binDeviation(track: i, frames: s) <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB
                 && drift <= c.saturatedLevelDeviationDB {
-                found = HowlDetection(frequency: meanBin * binWidth, levelDB: level, slopeDB: 0, reason: .sustained)
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: 0, reason: .sustained)
             }
         }
         if let found, detectionCount < HowlDetector.trackCapacity {
