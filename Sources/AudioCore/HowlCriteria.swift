@@ -43,6 +43,9 @@ public struct HowlCriteria: Sendable, Equatable {
     /// still as a held howl's (`saturatedFrequencyDeviationBins`): a sung swell wavers.
     public var creepFrames = 96
     public var minimumCreepSlopeDB: Float = 0.015
+    /// How far (RMS, in bins) a growing peak's frequency may wander: a howl sits at the loop's
+    /// phase crossing, a voice's pitch glides (0.1 bin = 2.3 Hz at 48 kHz).
+    public var growingFrequencyDeviationBins: Float = 0.1
     /// How far the levels may stray from a straight line, RMS dB.
     public var maximumSlopeDeviationDB: Float = 1.5
     /// A peak at least this loud (dB) …

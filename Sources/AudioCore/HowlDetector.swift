@@ -85,8 +85,8 @@ public final class HowlDetector {
         power.initialize(repeating: 0, count: n / 2 + 1)
         levelDB = .allocate(capacity: n / 2 + 1)
         levelDB.initialize(repeating: -200, count: n / 2 + 1)
-        // Room on both sides for the neighbour and harmonic look-ups.
-        lowBin = max(10, Int((criteria.lowestFrequency / binWidth).rounded(.down)))
+        // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
+        lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
@@ -200,9 +200,15 @@ public final class HowlDetector {
             guard level >= c.thresholdDB, level > levelDB[k - 1], level >= levelDB[k + 1] else { continue }
             guard level - averageDB >= c.minimumPAPR else { continue }
             // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
+            // (Below bin 9 the left side stops short of DC: the mean is over the bins there are.)
             var neighbours: Float = 0
-            for d in 3...8 { neighbours += power[k - d] + power[k + d] }
-            let neighbourDB = _unsafePerformance { 10 * log10f(neighbours / 12 + 1e-20) } + calibrationDB
+            var counted: Float = 0
+            for d in 3...8 {
+                neighbours += power[k + d]
+                counted += 1
+                if k - d >= 1 { neighbours += power[k - d]; counted += 1 }
+            }
+            let neighbourDB = _unsafePerformance { 10 * log10f(neighbours / counted + 1e-20) } + calibrationDB
             guard level - neighbourDB >= c.minimumPNPR else { continue }
             // Harmonics 2 and 3 and the subharmonic (a note an octave down whose overtone this is).
             var harmonicDB: Float = -200
@@ -335,11 +341,13 @@ public final class HowlDetector {
         let k = c.growthFrames
         if frames >= k {
             let fast = fit(track: i, frames: k)
-            if fast.slope >= c.fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - 2 {
+            if fast.slope >= c.fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - 2
+                && binDeviation(track: i, frames: k) <= c.growingFrequencyDeviationBins {
                 found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: fast.slope, reason: .growing)
             } else if frames >= 2 * k {
                 let slow = fit(track: i, frames: 2 * k)
-                if slow.slope >= c.minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - 4 {
+                if slow.slope >= c.minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - 4
+                    && binDeviation(track: i, frames: 2 * k) <= c.growingFrequencyDeviationBins {
                     found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slow.slope, reason: .growing)
                 }
             }
