@@ -32,10 +32,17 @@ public final class HowlDetector {
     private let window: UnsafeMutablePointer<Float>
     private let real: UnsafeMutablePointer<Float>
     private let imaginary: UnsafeMutablePointer<Float>
-    /// Power per bin (linear) and in dB, bins 0…frameSize/2.
+    /// Power per bin (linear), bins 0…frameSize/2.
     private let power: UnsafeMutablePointer<Float>
-    private let levelDB: UnsafeMutablePointer<Float>
+    /// The criteria as power ratios (PTPR as an absolute power).
+    private let thresholdPower: Float
+    private let paprRatio: Float
+    private let pnprRatio: Float
+    private let phprRatio: Float
+    /// A complex FFT of half the frame, and cos/sin of 2πk/frameSize for the split into the real spectrum.
     private let fft: RadixTwoFFT
+    private let splitCosines: UnsafeMutablePointer<Float>
+    private let splitSines: UnsafeMutablePointer<Float>
     private let lowBin: Int
     private let highBin: Int
     /// dB offset that makes a full-scale sine read 0 dB at its peak.
@@ -72,7 +79,13 @@ public final class HowlDetector {
         self.sampleRate = sampleRate
         let n = criteria.frameSize
         binWidth = Float(sampleRate / Double(n))
-        fft = RadixTwoFFT(size: n)
+        fft = RadixTwoFFT(size: n / 2)
+        splitCosines = .allocate(capacity: n / 2 + 1)
+        splitSines = .allocate(capacity: n / 2 + 1)
+        for k in 0...n / 2 {
+            (splitCosines + k).initialize(to: Float(cos(2 * Double.pi * Double(k) / Double(n))))
+            (splitSines + k).initialize(to: Float(sin(2 * Double.pi * Double(k) / Double(n))))
+        }
         history = .allocate(capacity: n)
         history.initialize(repeating: 0, count: n)
         window = .allocate(capacity: n)
@@ -83,13 +96,15 @@ public final class HowlDetector {
         imaginary.initialize(repeating: 0, count: n)
         power = .allocate(capacity: n / 2 + 1)
         power.initialize(repeating: 0, count: n / 2 + 1)
-        levelDB = .allocate(capacity: n / 2 + 1)
-        levelDB.initialize(repeating: -200, count: n / 2 + 1)
         // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
         lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
+        thresholdPower = Float(pow(10, Double(criteria.thresholdDB - calibrationDB) / 10))
+        paprRatio = Float(pow(10, Double(criteria.minimumPAPR) / 10))
+        pnprRatio = Float(pow(10, Double(criteria.minimumPNPR) / 10))
+        phprRatio = Float(pow(10, Double(criteria.minimumPHPR) / 10))
         let c = max(1, criteria.candidatesPerFrame)
         candidateBins = .allocate(capacity: c)
         candidateBins.initialize(repeating: 0, count: c)
@@ -116,7 +131,7 @@ public final class HowlDetector {
     }
 
     deinit {
-        for p in [history, window, real, imaginary, power, levelDB, candidateBins, candidateLevels, trackBins, trackLevels] {
+        for p in [history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
             p.deallocate()
         }
         trackActive.deallocate()
@@ -170,35 +185,51 @@ public final class HowlDetector {
     /// The windowed spectrum of the last frame into `power` and `levelDB`.
     /// - Realtime: safe.
     private func computeSpectrum() {
-        let n = criteria.frameSize
-        for i in 0..<n {
-            var j = writeIndex + i
+        // The real frame as a complex one of half the length, z[m] = x[2m] + i·x[2m+1]
+        // (one FFT of frameSize/2 points instead of frameSize), then split into the
+        // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
+        // of the even and odd samples, E[k] = (Z[k] + Z*[M−k]) / 2, O[k] = (Z[k] − Z*[M−k]) / 2i.
+        let n = criteria.frameSize, m = n / 2
+        for i in 0..<m {
+            var j = writeIndex + 2 * i
             if j >= n { j -= n }
-            real[i] = history[j] * window[i]
-            imaginary[i] = 0
+            var j1 = j + 1
+            if j1 >= n { j1 -= n }
+            real[i] = history[j] * window[2 * i]
+            imaginary[i] = history[j1] * window[2 * i + 1]
         }
         fft.transform(real: real, imaginary: imaginary)
-        let top = min(n / 2, highBin * 3 + 3)
+        let top = min(m, highBin * 3 + 3)
         for k in 0...top {
-            let p = real[k] * real[k] + imaginary[k] * imaginary[k]
-            power[k] = p
-            levelDB[k] = _unsafePerformance { 10 * log10f(p + 1e-20) } + calibrationDB
+            let a = k % m, b = (m - k) % m
+            let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
+            let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
+            let c = splitCosines[k], s = splitSines[k]
+            let xr = er + c * or + s * oi
+            let xi = ei + c * oi - s * or
+            power[k] = xr * xr + xi * xi
         }
     }
 
+    /// A bin's level in dB (relative to a full-scale sine).
+    /// - Realtime: safe (one log10f).
+    @inline(__always)
+    private func decibels(_ p: Float) -> Float { _unsafePerformance { 10 * log10f(p + 1e-20) } + calibrationDB }
+
     /// The loudest local maxima in the band that pass PTPR, PAPR, PNPR and PHPR.
+    /// The ratios are compared as powers (no logarithm per bin); only the
+    /// peaks that pass get their levels in dB, for the interpolation.
     /// - Realtime: safe.
     private func findCandidates() {
         candidateCount = 0
-        let c = criteria
         var sum: Float = 0
         for k in lowBin...highBin { sum += power[k] }
-        let averageDB = _unsafePerformance { 10 * log10f(sum / Float(highBin - lowBin + 1) + 1e-20) } + calibrationDB
-        let capacity = max(1, c.candidatesPerFrame)
+        let average = sum / Float(highBin - lowBin + 1)
+        let capacity = max(1, criteria.candidatesPerFrame)
         for k in lowBin...highBin {
-            let level = levelDB[k]
-            guard level >= c.thresholdDB, level > levelDB[k - 1], level >= levelDB[k + 1] else { continue }
-            guard level - averageDB >= c.minimumPAPR else { continue }
+            let p = power[k]
+            guard p >= thresholdPower, p > power[k - 1], p >= power[k + 1] else { continue }
+            guard p >= average * paprRatio else { continue }
             // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
             // (Below bin 9 the left side stops short of DC: the mean is over the bins there are.)
             var neighbours: Float = 0
@@ -208,19 +239,18 @@ public final class HowlDetector {
                 counted += 1
                 if k - d >= 1 { neighbours += power[k - d]; counted += 1 }
             }
-            let neighbourDB = _unsafePerformance { 10 * log10f(neighbours / counted + 1e-20) } + calibrationDB
-            guard level - neighbourDB >= c.minimumPNPR else { continue }
-            // Harmonics 2 and 3 and the subharmonic (a note an octave down whose overtone this is).
-            var harmonicDB: Float = -200
-            // Multiples 0.5, 1.5, 2 and 3 as halves (no array literal on the audio thread).
+            guard p >= neighbours / counted * pnprRatio else { continue }
+            // Harmonics 2 and 3 and the subharmonics (a note an octave or a fifth down whose overtone this is):
+            // multiples 0.5, 1.5, 2 and 3, as halves (no array literal on the audio thread).
+            var harmonic: Float = 0
             for halves in 1...6 where halves != 2 && halves != 5 {
                 let centre = (k * halves + 1) / 2
                 if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
-                harmonicDB = max(harmonicDB, levelDB[centre - 1], levelDB[centre], levelDB[centre + 1])
+                harmonic = max(harmonic, power[centre - 1], power[centre], power[centre + 1])
             }
-            guard level - harmonicDB >= c.minimumPHPR else { continue }
+            guard p >= harmonic * phprRatio else { continue }
             // Parabolic interpolation on the dB values: sub-bin frequency and peak level.
-            let a = levelDB[k - 1], b = level, g = levelDB[k + 1]
+            let a = decibels(power[k - 1]), b = decibels(p), g = decibels(power[k + 1])
             let denominator = a - 2 * b + g
             let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - g) / denominator)) : 0
             let peakLevel = b - 0.25 * (a - g) * offset

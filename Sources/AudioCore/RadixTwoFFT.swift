@@ -14,7 +14,9 @@ import Darwin
 public final class RadixTwoFFT {
     public let size: Int
     private let log2Size: Int
-    /// cos and −sin of 2πk/size for k in 0..<size/2 (the forward twiddles).
+    /// The forward twiddles stage by stage: for the stage that joins halves of
+    /// length h, entries h..<2h hold cos and −sin of πk/h, k in 0..<h, so the
+    /// butterfly loop reads them contiguously (and the compiler vectorizes it).
     private let cosines: UnsafeMutablePointer<Float>
     private let negativeSines: UnsafeMutablePointer<Float>
     /// Where index i goes in the bit-reversed order.
@@ -26,13 +28,19 @@ public final class RadixTwoFFT {
         precondition(size >= 2 && size & (size - 1) == 0, "FFT size must be a power of two")
         self.size = size
         log2Size = size.trailingZeroBitCount
-        cosines = .allocate(capacity: size / 2)
-        negativeSines = .allocate(capacity: size / 2)
+        cosines = .allocate(capacity: size)
+        negativeSines = .allocate(capacity: size)
         reversed = .allocate(capacity: size)
-        for k in 0..<size / 2 {
-            let angle = 2 * Double.pi * Double(k) / Double(size)
-            (cosines + k).initialize(to: Float(cos(angle)))
-            (negativeSines + k).initialize(to: Float(-sin(angle)))
+        cosines.initialize(to: 1)
+        negativeSines.initialize(to: 0)
+        var h = 1
+        while h < size {
+            for k in 0..<h {
+                let angle = Double.pi * Double(k) / Double(h)
+                (cosines + h + k).initialize(to: Float(cos(angle)))
+                (negativeSines + h + k).initialize(to: Float(-sin(angle)))
+            }
+            h *= 2
         }
         for i in 0..<size {
             var r = 0, x = i
@@ -63,18 +71,18 @@ public final class RadixTwoFFT {
         var half = 1
         while half < n {
             let span = half * 2
-            let stride = n / span
+            let wr = cosines + half, wi = negativeSines + half
             var start = 0
             while start < n {
+                let ar = real + start, ai = imaginary + start
+                let br = ar + half, bi = ai + half
                 for k in 0..<half {
-                    let wr = cosines[k * stride], wi = negativeSines[k * stride]
-                    let a = start + k, b = a + half
-                    let xr = real[b] * wr - imaginary[b] * wi
-                    let xi = real[b] * wi + imaginary[b] * wr
-                    real[b] = real[a] - xr
-                    imaginary[b] = imaginary[a] - xi
-                    real[a] += xr
-                    imaginary[a] += xi
+                    let xr = br[k] * wr[k] - bi[k] * wi[k]
+                    let xi = br[k] * wi[k] + bi[k] * wr[k]
+                    br[k] = ar[k] - xr
+                    bi[k] = ai[k] - xi
+                    ar[k] += xr
+                    ai[k] += xi
                 }
                 start += span
             }
