@@ -30,13 +30,14 @@ enum BenchCommand {
       --runs N           end-to-end runs of each tool, best kept, 1…20 (default 3)
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
+      --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
       --howl             only the howl guard: added stable gain and detection
                          time in the feedback simulator (--seconds: run length, default 12)
       --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl", "no-howl-guard"])
         if args.has("help") {
             print(help)
             return
@@ -66,6 +67,7 @@ enum BenchCommand {
         settings.trebleDB = 3
         settings.reverbPercent = 30
         settings.volume = 1
+        settings.howlGuard = !args.has("no-howl-guard")
 
         let samples: [Float]
         let channels: Int
