@@ -12,8 +12,7 @@
 ///   steady (a howl grows exponentially, a straight line in dB; the
 ///   "interframe magnitude slope deviation" idea of Osmanovic, Clarke and
 ///   Ifeachor, AES 2007), or, once the limiter holds it, a loud peak whose
-///   frequency does not move at all (a sung note's does) and that grew on its
-///   own before (a test tone switched on did not).
+///   frequency does not move at all (a sung note's does).
 ///
 /// Levels are in dB relative to a full-scale sine (a sine of amplitude A reads
 /// 20·log10 A at its peak bin).
@@ -49,15 +48,15 @@ public struct HowlCriteria: Sendable, Equatable {
     public var growingFrequencyDeviationBins: Float = 0.1
     /// How far the levels may stray from a straight line, RMS dB.
     public var maximumSlopeDeviationDB: Float = 1.5
-    /// A peak at least this loud (dB) …
-    public var saturatedLevelDB: Float = -24
+    /// A peak at least this loud (dB) … (a howl the limiter holds is at least as loud at the guard
+    /// as the limiter's −1 dBFS ceiling: the loop's gain from the guard round to it is ≥ 1, and
+    /// the master volume after the guard only lowers the ceiling's share; so a quieter still tone,
+    /// a test tone at −20 dB say, is programme)
+    public var saturatedLevelDB: Float = -6
     /// … held this many frames (32 ≈ 171 ms) …
     public var saturatedFrames = 32
     /// … within this many bins of its mean frequency (a howl's frequency is still; a voice's wavers) …
     public var saturatedFrequencyDeviationBins: Float = 0.05
-    /// … that once grew at least this fast (dB per frame, over `growthFrames`, after its
-    /// first frameSize / hopSize frames, when an onset has finished sliding into the window) …
-    public var grownSlopeDB: Float = 0.1
     /// … and within this many dB of its mean level is a howl that has stopped growing.
     public var saturatedLevelDeviationDB: Float = 1.5
     /// Peaks followed per frame, the loudest first.

@@ -63,10 +63,6 @@ public final class HowlDetector {
     private let trackBins: UnsafeMutablePointer<Float>
     /// The bin each track was last seen at (kept when its history starts over).
     private let trackLastBin: UnsafeMutablePointer<Float>
-    /// Frames since each track began (not reset by a report), and whether it has ever grown
-    /// after its first `frameSize / hopSize` frames (when an onset has slid into the window).
-    private let trackAge: UnsafeMutablePointer<Int>
-    private let trackGrew: UnsafeMutablePointer<Bool>
     private let trackLevels: UnsafeMutablePointer<Float>
 
     /// Howls found by the last analysis.
@@ -126,10 +122,6 @@ public final class HowlDetector {
         trackMissed.initialize(repeating: 0, count: t)
         trackLastBin = .allocate(capacity: t)
         trackLastBin.initialize(repeating: 0, count: t)
-        trackAge = .allocate(capacity: t)
-        trackAge.initialize(repeating: 0, count: t)
-        trackGrew = .allocate(capacity: t)
-        trackGrew.initialize(repeating: false, count: t)
         trackBins = .allocate(capacity: t * historyLength)
         trackBins.initialize(repeating: 0, count: t * historyLength)
         trackLevels = .allocate(capacity: t * historyLength)
@@ -144,8 +136,6 @@ public final class HowlDetector {
         }
         trackActive.deallocate()
         trackLastBin.deallocate()
-        trackAge.deallocate()
-        trackGrew.deallocate()
         trackMatched.deallocate()
         trackFrames.deallocate()
         trackMissed.deallocate()
@@ -305,8 +295,6 @@ public final class HowlDetector {
                 guard best >= 0 else { continue }
                 trackActive[best] = true
                 trackFrames[best] = 0
-                trackAge[best] = 0
-                trackGrew[best] = false
             }
             trackMatched[best] = true
             trackMissed[best] = 0
@@ -315,7 +303,6 @@ public final class HowlDetector {
             trackLevels[best * h + slot] = level
             trackLastBin[best] = bin
             trackFrames[best] += 1
-            trackAge[best] += 1
         }
         for i in 0..<t where trackActive[i] {
             if !trackMatched[i] {
@@ -404,15 +391,8 @@ public final class HowlDetector {
                 found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: creep.slope, reason: .growing)
             }
         }
-        // Has it ever grown on its own, after any onset had slid into the window? A howl the
-        // limiter holds has (it grew out of the noise); a test tone switched on has not.
-        let settle = c.frameSize / c.hopSize
-        if !trackGrew[i] && frames >= k && trackAge[i] >= settle + k {
-            let recent = fit(track: i, frames: k)
-            if recent.slope >= c.grownSlopeDB && recent.rising >= k - 3 { trackGrew[i] = true }
-        }
         let s = c.saturatedFrames
-        if found == nil && trackGrew[i] && frames >= s && level >= c.saturatedLevelDB {
+        if found == nil && frames >= s && level >= c.saturatedLevelDB {
             var sumLevel: Float = 0
             for j in 0..<s { sumLevel += trackLevels[i * h + (frames - s + j) % h] }
             let meanLevel = sumLevel / Float(s)
