@@ -6,6 +6,11 @@ public struct HowlGuardStatus: Sendable, Equatable {
         public var frequency: Float
         /// Depth now applied, in dB (positive: the cut).
         public var depthDB: Float
+
+        public init(frequency: Float, depthDB: Float) {
+            self.frequency = frequency
+            self.depthDB = depthDB
+        }
     }
 
     public var enabled: Bool
@@ -20,12 +25,22 @@ public struct HowlGuardStatus: Sendable, Equatable {
     /// Sample time of the first detection since preparation, or nil.
     public var firstDetectionFrame: Int?
 
-    /// "FEEDBACK 1234 Hz −18 dB, 2.5 kHz −12 dB" or "" when quiet: for the status line and the screen.
+    public init(enabled: Bool, feedbackWarning: Bool, notches: [Notch], gainReductionDB: Float,
+                detectionCount: Int, firstDetectionFrame: Int?) {
+        self.enabled = enabled
+        self.feedbackWarning = feedbackWarning
+        self.notches = notches
+        self.gainReductionDB = gainReductionDB
+        self.detectionCount = detectionCount
+        self.firstDetectionFrame = firstDetectionFrame
+    }
+
+    /// "FEEDBACK 750 Hz −18 dB, 2.5 kHz −12 dB, gain −6 dB" (or "notches …" once the warning is over), "" when quiet: for the status line and the screen.
     public var summary: String {
         guard enabled else { return "howl guard off" }
         guard feedbackWarning || !notches.isEmpty else { return "" }
         var parts = notches.map { n -> String in
-            let f = n.frequency >= 1000 ? "\(Float(Int(n.frequency / 100)) / 10) kHz" : "\(Int(n.frequency.rounded())) Hz"
+            let f = n.frequency >= 1000 ? "\((n.frequency / 100).rounded() / 10) kHz" : "\(Int(n.frequency.rounded())) Hz"
             return "\(f) −\(Int(n.depthDB.rounded())) dB"
         }
         if gainReductionDB > 0.05 { parts.append("gain −\(Int(gainReductionDB.rounded())) dB") }

@@ -119,4 +119,16 @@ final class HowlFeedbackTests: XCTestCase {
         XCTAssertEqual(harness.run([[signal]], blockSize: 64)[0], signal)
         XCTAssertEqual(node.status().summary, "howl guard off")
     }
+
+    func testTheStatusNamesTheNotchesAndTheGain() {
+        var status = HowlGuardStatus(enabled: true, feedbackWarning: true,
+                                     notches: [.init(frequency: 749.6, depthDB: 18), .init(frequency: 1175.3, depthDB: 12)],
+                                     gainReductionDB: 6, detectionCount: 3, firstDetectionFrame: 100)
+        XCTAssertEqual(status.summary, "FEEDBACK 750 Hz −18 dB, 1.2 kHz −12 dB, gain −6 dB")
+        status.feedbackWarning = false
+        status.gainReductionDB = 0
+        XCTAssertEqual(status.summary, "notches 750 Hz −18 dB, 1.2 kHz −12 dB")
+        status.notches = []
+        XCTAssertEqual(status.summary, "")
+    }
 }
