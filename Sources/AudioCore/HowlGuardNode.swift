@@ -139,6 +139,13 @@ public final class HowlGuardNode: AudioNode {
         bank.maximumDepthDB = maximumNotchDepthDB
         notches = bank
         rateBits.store(spec.sampleRate.bitPattern, ordering: .relaxed)
+        // Run the audio thread's code once here, on a frame of silence: the first call of a
+        // libm function resolves its symbol and touches cold pages, which should not happen
+        // inside a real-time block.
+        for _ in 0..<criteria.hopSize { detector.push(0) }
+        _ = detector.analyzeIfDue()
+        detector.reset()
+        _ = powf(10, -1) + log10f(2)
     }
 
     /// Forgets every howl and notch and lifts the emergency gain.
