@@ -2,7 +2,7 @@
 ///
 ///     input → input meter → high-pass → [voice processing] → noise gate → compressor
 ///           → bass → treble → boost → reverb
-///           → mixer (bus 0; master volume) → limiter → output meter → output
+///           → howl guard → mixer (bus 0; master volume) → limiter → output meter → output
 ///
 /// The noise gate and the compressor are always in the graph and switched by
 /// an atomic (off, each costs a copy), so turning them on or off while live is
@@ -38,6 +38,9 @@ public final class VoiceChain {
     public let voiceBus = 0
     /// The room the reverb was last set to.
     public var room: RoomPreset { tone.room }
+    /// Feedback protection (notches on howling frequencies), after the tone stage;
+    /// bypassed when `VoiceSettings.howlGuard` is off. Adds no latency.
+    public let howlGuard: HowlGuardNode
 
     /// - Parameters:
     ///   - inputChannelCount: channels the driver captures (1 for a mic).
@@ -58,12 +61,13 @@ public final class VoiceChain {
         noiseGate = NoiseGateNode(thresholdDB: settings.gateThresholdDB, isOn: settings.noiseGate)
         compressor = CompressorNode(makeupDB: settings.compressorMakeupDB, isOn: settings.compressor)
         tone = ToneControls(settings: settings)
+        howlGuard = HowlGuardNode()
         mixer = MixerNode(name: "mixer", inputCount: max(1, mixerInputs), outputChannelCount: 2)
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
 
         let cleanUp: [AudioNode] = (voiceProcessor.map { [$0] } ?? []) + [noiseGate, compressor]
-        let ids = ([inputMeter, highPass] + cleanUp + tone.nodes).map { graph.add($0) }
+        let ids = ([inputMeter, highPass] + cleanUp + tone.nodes + [howlGuard]).map { graph.add($0) }
         try graph.connect(graph.input, to: ids[0])
         for (a, b) in zip(ids, ids.dropFirst()) { try graph.connect(a, to: b) }
         let mixerID = graph.add(mixer)
@@ -86,11 +90,12 @@ public final class VoiceChain {
         compressor.isOn = settings.compressor
         compressor.makeupDB.value = settings.compressorMakeupDB
         tone.apply(settings)
+        howlGuard.isEnabled = settings.howlGuard
         mixer.masterVolume.value = settings.volume
     }
 
     /// Frames the chain delays its input by (the voice processor's two frames and
-    /// the limiter's look-ahead), once compiled.
+    /// the limiter's look-ahead; the howl guard adds none), once compiled.
     public var latencyFrames: Int { (voiceProcessor?.latencyFrames ?? 0) + limiter.latencyFrames }
 
     /// Compiles the chain for `spec`.

@@ -36,6 +36,8 @@ public struct VoiceSettings: Sendable, Equatable {
     /// it changes the sound and adds 20 ms). The chain needs the node itself to
     /// have been built for it (see `VoiceChain.init`).
     public var voiceProcessing = false
+    /// Feedback protection: notch out howling as it starts (see `HowlGuardNode`).
+    public var howlGuard: Bool = true
 
     public init() {}
 

@@ -31,13 +31,20 @@ enum BenchCommand {
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
       --voice-cleanup    with the noise gate, the compressor and voice processing on
+      --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
+      --howl             only the howl guard: added stable gain and detection
+                         time in the feedback simulator (--seconds: run length, default 12)
       --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "voice-cleanup"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "voice-cleanup", "howl", "no-howl-guard"])
         if args.has("help") {
             print(help)
+            return
+        }
+        if args.has("howl") {
+            try HowlBench.run(seconds: Double(try args.int("seconds", in: 4...600) ?? 12))
             return
         }
         let seconds = try args.int("seconds", in: 1...3600) ?? 60
@@ -66,6 +73,7 @@ enum BenchCommand {
             settings.compressor = true
             settings.voiceProcessing = true
         }
+        settings.howlGuard = !args.has("no-howl-guard")
 
         let samples: [Float]
         let channels: Int
@@ -132,7 +140,7 @@ enum BenchCommand {
               (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return }
         let nodes: [AudioNode] = [chain.inputMeter, chain.highPass] + (chain.voiceProcessor.map { [$0] } ?? [])
             + [chain.noiseGate, chain.compressor, chain.bass, chain.treble, chain.boost,
-               chain.reverb, chain.mixer, chain.limiter, chain.outputMeter]
+               chain.reverb, chain.howlGuard, chain.mixer, chain.limiter, chain.outputMeter]
         let blocks = 4000
         let input = AudioBuffer(channelCount: 2, capacity: period)
         let output = AudioBuffer(channelCount: 2, capacity: period)

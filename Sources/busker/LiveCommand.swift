@@ -14,9 +14,9 @@ enum LiveCommand {
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
     Mic → high-pass → [voice processing] → noise gate → compressor → bass →
-    treble → boost → reverb → mixer → limiter (−1 dBFS) → speaker, at the
-    lowest latency the devices allow. Starts at volume 0.3 with the mic on;
-    a terminal UI shows meters and every control (space turns the mic off,
+    treble → boost → reverb → howl guard → mixer → limiter (−1 dBFS) → speaker,
+    at the lowest latency the devices allow. Starts at volume 0.3 with the mic
+    on; a terminal UI shows meters and every control (space turns the mic off,
     q quits). Mono or stereo in, stereo out.
 
     devices (ALSA PCM names, as in aplay -D; see busker devices):
@@ -49,6 +49,8 @@ enum LiveCommand {
       --room NAME            small | medium | large | hall (default medium)
       --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
       --high-pass HZ         rumble filter corner, 20…500 Hz (default 80)
+      --no-howl-guard        no feedback protection (on by default: howling is found as it
+                             starts and notched out; the screen shows FEEDBACK and the notches)
 
     voice clean-up (all off by default: they change the sound of music):
       --gate                 noise gate: quiet passages turned down 40 dB (key n)
@@ -70,7 +72,7 @@ enum LiveCommand {
         let args = try ArgumentScanner(arguments,
             valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
                      "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead", "gate-threshold", "makeup"],
-            flags: ["help", "no-tui", "gate", "compressor", "voice-processing", "auto-resume", "reconnect"])
+            flags: ["help", "no-tui", "gate", "compressor", "voice-processing", "auto-resume", "reconnect", "no-howl-guard"])
         if args.has("help") {
             print(help)
             return
@@ -262,6 +264,7 @@ enum LiveCommand {
             s.compressorMakeupDB = v
         }
         s.voiceProcessing = args.has("voice-processing")
+        if args.has("no-howl-guard") { s.howlGuard = false }
         if let room = args.string("room") {
             guard let preset = RoomPreset(rawValue: room) else {
                 throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(room)'")

@@ -17,6 +17,7 @@ enum LiveScreen {
         ("n", "gate"),
         ("c", "compressor"),
         ("v", "voice processing"),
+        ("h", "howl guard"),
         ("^R", "record"),
         ("q", "quit"),
     ]
@@ -49,7 +50,15 @@ enum LiveScreen {
         } else {
             lines.append("")
         }
-        lines.append("")
+        if !s.howl.enabled {
+            lines.append("  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)")
+        } else if s.howl.feedbackWarning {
+            lines.append("  \u{1B}[1;37;41m \(s.howl.summary) \(reset)")
+        } else if !s.howl.summary.isEmpty {
+            lines.append("  \(dim)howl guard: \(s.howl.summary)\(reset)")
+        } else {
+            lines.append("  \(dim)howl guard on, no feedback\(reset)")
+        }
         let v = s.settings
         lines.append("  volume \(bold)\(String(format: "%.2f", v.volume))\(reset)   boost \(bold)\(signed(v.boostDB)) dB\(reset)"
                      + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"

@@ -96,6 +96,7 @@ final class LiveSession {
             // Only when started with --voice-processing: the node (and its 20 ms) is not carried otherwise.
             guard chain.voiceProcessor != nil else { return true }
             s.voiceProcessing.toggle()
+        case .character("h"), .character("H"): s.howlGuard.toggle()
         case .character("m"), .character("M"):
             let all = RoomPreset.allCases
             s.room = all[(all.firstIndex(of: s.room)! + 1) % all.count]
@@ -118,6 +119,7 @@ final class LiveSession {
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             outputRMSDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).rmsDB },
             limiterReductionDB: chain.limiter.gainReductionDB,
+            howl: chain.howlGuard.status(),
             xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
             latency: "\(g.sampleRate) Hz · period \(g.periodFrames) × \(g.periodCount) · round trip \(g.roundTripFrames) frames = \(String(format: "%.1f", g.roundTripMilliseconds)) ms",
             devices: "\(g.capture?.device ?? "no capture") → \(g.playback.device)",

@@ -9,6 +9,8 @@ struct LiveStatus {
     var outputPeakDB: [Float]
     var outputRMSDB: [Float]
     var limiterReductionDB: Float
+    /// The howl guard: FEEDBACK warning, notches, emergency gain.
+    var howl: HowlGuardStatus
     var xruns: Int
     /// The session state and its reason ("running", "INTERRUPTED: …").
     var state: String
@@ -32,6 +34,7 @@ struct LiveStatus {
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (howl.summary.isEmpty ? "" : " · \(howl.summary)")
             + (recording.map { " · \($0)" } ?? "")
     }
 }

@@ -1,0 +1,66 @@
+/// The thresholds by which the howl detector tells howling from programme
+/// material, after the feature set surveyed by T. van Waterschoot and
+/// M. Moonen, "Fifty years of acoustic feedback control: state of the art
+/// and future challenges", Proc. IEEE 99(2), 2011, section V-B:
+///
+/// - PTPR (peak-to-threshold power ratio): the peak is above an absolute level;
+/// - PAPR (peak-to-average power ratio): it stands out of the whole spectrum;
+/// - PHPR (peak-to-harmonic power ratio): it has no harmonics or subharmonic
+///   (a howl is a sinusoid; sung and played notes carry overtones);
+/// - PNPR (peak-to-neighbouring power ratio): it is narrow;
+/// - persistence over several frames and a positive magnitude slope that is
+///   steady (a howl grows exponentially, a straight line in dB; the
+///   "interframe magnitude slope deviation" idea of Osmanovic, Clarke and
+///   Ifeachor, AES 2007), or, once the limiter holds it, a loud peak whose
+///   frequency does not move at all (a sung note's does).
+///
+/// Levels are in dB relative to a full-scale sine (a sine of amplitude A reads
+/// 20·log10 A at its peak bin).
+public struct HowlCriteria: Sendable, Equatable {
+    /// Analysis frame and hop, in samples (2048 and 256 at 48 kHz: 23 Hz bins, a frame every 5.3 ms).
+    public var frameSize = 2048
+    public var hopSize = 256
+    /// The band searched for howls, in Hz.
+    public var lowestFrequency: Float = 60
+    public var highestFrequency: Float = 16_000
+    /// PTPR: the absolute level a peak must reach, in dB.
+    public var thresholdDB: Float = -60
+    /// PAPR, PNPR and PHPR minima, in dB.
+    public var minimumPAPR: Float = 15
+    public var minimumPNPR: Float = 15
+    public var minimumPHPR: Float = 12
+    /// Frames a growing peak must be followed for before it counts (12 ≈ 64 ms at 48 kHz): half
+    /// again the frames a note's onset takes to slide into the window (frameSize / hopSize = 8),
+    /// which looks like steady growth too, then stops.
+    public var growthFrames = 12
+    /// Growth at least this steep (dB per frame; 0.4 ≈ 75 dB/s) counts after `growthFrames`;
+    /// slower growth, down to `minimumSlopeDB` (0.1 ≈ 19 dB/s), must last twice as long
+    /// (128 ms: longer than the rising half of a tremolo or a swell).
+    public var fastSlopeDB: Float = 0.4
+    public var minimumSlopeDB: Float = 0.1
+    /// Creeping growth, as a loop a hair over unity makes: at least `minimumCreepSlopeDB`
+    /// per frame (0.015 ≈ 3 dB/s) over `creepFrames` (96 ≈ 0.5 s), at a frequency as
+    /// still as a held howl's (`saturatedFrequencyDeviationBins`): a sung swell wavers.
+    public var creepFrames = 96
+    public var minimumCreepSlopeDB: Float = 0.015
+    /// How far (RMS, in bins) a growing peak's frequency may wander: a howl sits at the loop's
+    /// phase crossing, a voice's pitch glides (0.1 bin = 2.3 Hz at 48 kHz).
+    public var growingFrequencyDeviationBins: Float = 0.1
+    /// How far the levels may stray from a straight line, RMS dB.
+    public var maximumSlopeDeviationDB: Float = 1.5
+    /// A peak at least this loud (dB) … (a howl the limiter holds is at least as loud at the guard
+    /// as the limiter's −1 dBFS ceiling: the loop's gain from the guard round to it is ≥ 1, and
+    /// the master volume after the guard only lowers the ceiling's share; so a quieter still tone,
+    /// a test tone at −20 dB say, is programme)
+    public var saturatedLevelDB: Float = -6
+    /// … held this many frames (32 ≈ 171 ms) …
+    public var saturatedFrames = 32
+    /// … within this many bins of its mean frequency (a howl's frequency is still; a voice's wavers) …
+    public var saturatedFrequencyDeviationBins: Float = 0.05
+    /// … and within this many dB of its mean level is a howl that has stopped growing.
+    public var saturatedLevelDeviationDB: Float = 1.5
+    /// Peaks followed per frame, the loudest first.
+    public var candidatesPerFrame = 6
+
+    public init() {}
+}

@@ -1,0 +1,418 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds howling in a signal: every `hopSize` samples it takes the spectrum
+/// of the last `frameSize` samples (Hann window, `RadixTwoFFT`), picks the
+/// narrow peaks that pass PTPR, PAPR, PNPR and PHPR (see `HowlCriteria`),
+/// follows them from frame to frame, and reports those that grow steadily,
+/// or that sit loud and perfectly still, as howls.
+///
+/// Everything is sized at init; `push` and `analyze` touch only preallocated
+/// memory. The results of an analysis are in `detections[0..<detectionCount]`
+/// until the next one.
+///
+/// - Realtime: `init` allocates (control thread); `push`, `analyzeIfDue` and `reset` are safe
+///   (checked by the allocation tests: the compiler's `@_noLocks` check counts the
+///   reference counting of a class's own members as possible locking).
+public final class HowlDetector {
+    public let criteria: HowlCriteria
+    public let sampleRate: Double
+    /// Hz per FFT bin.
+    public let binWidth: Float
+
+    // MARK: Audio thread only
+    /// The last `frameSize` samples, circular.
+    private let history: UnsafeMutablePointer<Float>
+    private var writeIndex = 0
+    /// Samples pushed since the last analysis.
+    public private(set) var samplesSinceAnalysis = 0
+    private let window: UnsafeMutablePointer<Float>
+    private let real: UnsafeMutablePointer<Float>
+    private let imaginary: UnsafeMutablePointer<Float>
+    /// Power per bin (linear), bins 0…frameSize/2.
+    private let power: UnsafeMutablePointer<Float>
+    /// The criteria as power ratios (PTPR as an absolute power).
+    private let thresholdPower: Float
+    private let paprRatio: Float
+    private let pnprRatio: Float
+    private let phprRatio: Float
+    /// A complex FFT of half the frame, and cos/sin of 2πk/frameSize for the split into the real spectrum.
+    private let fft: RadixTwoFFT
+    private let splitCosines: UnsafeMutablePointer<Float>
+    private let splitSines: UnsafeMutablePointer<Float>
+    private let lowBin: Int
+    private let highBin: Int
+    /// dB offset that makes a full-scale sine read 0 dB at its peak.
+    private let calibrationDB: Float
+
+    /// This frame's candidates: fractional bin and level.
+    private let candidateBins: UnsafeMutablePointer<Float>
+    private let candidateLevels: UnsafeMutablePointer<Float>
+    private var candidateCount = 0
+
+    /// Followed peaks: per track its bin and level over the last `historyLength` frames.
+    private static var trackCapacity: Int { 16 }
+    private let historyLength: Int
+    private let trackActive: UnsafeMutablePointer<Bool>
+    private let trackMatched: UnsafeMutablePointer<Bool>
+    private let trackFrames: UnsafeMutablePointer<Int>
+    private let trackMissed: UnsafeMutablePointer<Int>
+    private let trackBins: UnsafeMutablePointer<Float>
+    /// The bin each track was last seen at (kept when its history starts over).
+    private let trackLastBin: UnsafeMutablePointer<Float>
+    private let trackLevels: UnsafeMutablePointer<Float>
+
+    /// Howls found by the last analysis.
+    public let detections: UnsafeMutablePointer<HowlDetection>
+    public private(set) var detectionCount = 0
+    /// Analysis frames so far (since init or reset).
+    public private(set) var framesAnalyzed = 0
+
+    /// - Realtime: unsafe (allocates). Control thread only.
+    public init(sampleRate: Double, criteria: HowlCriteria = HowlCriteria()) {
+        precondition(criteria.frameSize >= 64 && criteria.frameSize & (criteria.frameSize - 1) == 0)
+        precondition(criteria.hopSize >= 1 && criteria.hopSize <= criteria.frameSize)
+        self.criteria = criteria
+        self.sampleRate = sampleRate
+        let n = criteria.frameSize
+        binWidth = Float(sampleRate / Double(n))
+        fft = RadixTwoFFT(size: n / 2)
+        splitCosines = .allocate(capacity: n / 2 + 1)
+        splitSines = .allocate(capacity: n / 2 + 1)
+        for k in 0...n / 2 {
+            (splitCosines + k).initialize(to: Float(cos(2 * Double.pi * Double(k) / Double(n))))
+            (splitSines + k).initialize(to: Float(sin(2 * Double.pi * Double(k) / Double(n))))
+        }
+        history = .allocate(capacity: n)
+        history.initialize(repeating: 0, count: n)
+        window = .allocate(capacity: n)
+        for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
+        real = .allocate(capacity: n)
+        real.initialize(repeating: 0, count: n)
+        imaginary = .allocate(capacity: n)
+        imaginary.initialize(repeating: 0, count: n)
+        power = .allocate(capacity: n / 2 + 1)
+        power.initialize(repeating: 0, count: n / 2 + 1)
+        // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
+        lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
+        highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
+        // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
+        calibrationDB = -Float(20 * log10(Double(n) / 4))
+        thresholdPower = Float(pow(10, Double(criteria.thresholdDB - calibrationDB) / 10))
+        paprRatio = Float(pow(10, Double(criteria.minimumPAPR) / 10))
+        pnprRatio = Float(pow(10, Double(criteria.minimumPNPR) / 10))
+        phprRatio = Float(pow(10, Double(criteria.minimumPHPR) / 10))
+        let c = max(1, criteria.candidatesPerFrame)
+        candidateBins = .allocate(capacity: c)
+        candidateBins.initialize(repeating: 0, count: c)
+        candidateLevels = .allocate(capacity: c)
+        candidateLevels.initialize(repeating: 0, count: c)
+        let t = HowlDetector.trackCapacity
+        historyLength = max(2 * criteria.growthFrames, criteria.saturatedFrames, criteria.creepFrames, 2)
+        trackActive = .allocate(capacity: t)
+        trackActive.initialize(repeating: false, count: t)
+        trackMatched = .allocate(capacity: t)
+        trackMatched.initialize(repeating: false, count: t)
+        trackFrames = .allocate(capacity: t)
+        trackFrames.initialize(repeating: 0, count: t)
+        trackMissed = .allocate(capacity: t)
+        trackMissed.initialize(repeating: 0, count: t)
+        trackLastBin = .allocate(capacity: t)
+        trackLastBin.initialize(repeating: 0, count: t)
+        trackBins = .allocate(capacity: t * historyLength)
+        trackBins.initialize(repeating: 0, count: t * historyLength)
+        trackLevels = .allocate(capacity: t * historyLength)
+        trackLevels.initialize(repeating: 0, count: t * historyLength)
+        detections = .allocate(capacity: t)
+        detections.initialize(repeating: HowlDetection(frequency: 0, levelDB: 0, slopeDB: 0, reason: .growing), count: t)
+    }
+
+    deinit {
+        for p in [history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
+            p.deallocate()
+        }
+        trackActive.deallocate()
+        trackLastBin.deallocate()
+        trackMatched.deallocate()
+        trackFrames.deallocate()
+        trackMissed.deallocate()
+        detections.deallocate()
+    }
+
+    /// Forgets the signal and every followed peak.
+    /// - Realtime: safe.
+    public func reset() {
+        history.update(repeating: 0, count: criteria.frameSize)
+        writeIndex = 0
+        samplesSinceAnalysis = 0
+        trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
+        detectionCount = 0
+        framesAnalyzed = 0
+    }
+
+    /// Samples still to push before the next analysis is due.
+    /// - Realtime: safe.
+    @inline(__always)
+    public var samplesUntilAnalysis: Int { criteria.hopSize - samplesSinceAnalysis }
+
+    /// Appends one sample.
+    /// - Realtime: safe.
+    @inline(__always)
+    public func push(_ sample: Float) {
+        history[writeIndex] = sample
+        writeIndex += 1
+        if writeIndex == criteria.frameSize { writeIndex = 0 }
+        samplesSinceAnalysis += 1
+    }
+
+    /// Analyses the last frame when a hop is complete (else does nothing and
+    /// returns false). Results in `detections[0..<detectionCount]`.
+    /// - Realtime: safe. One FFT, a pass over the bins, some log10 calls.
+    public func analyzeIfDue() -> Bool {
+        guard samplesSinceAnalysis >= criteria.hopSize else { return false }
+        samplesSinceAnalysis = 0
+        framesAnalyzed += 1
+        detectionCount = 0
+        computeSpectrum()
+        findCandidates()
+        followCandidates()
+        return true
+    }
+
+    /// The windowed spectrum of the last frame into `power` and `levelDB`.
+    /// - Realtime: safe.
+    private func computeSpectrum() {
+        // The real frame as a complex one of half the length, z[m] = x[2m] + i·x[2m+1]
+        // (one FFT of frameSize/2 points instead of frameSize), then split into the
+        // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
+        // of the even and odd samples, E[k] = (Z[k] + Z*[M−k]) / 2, O[k] = (Z[k] − Z*[M−k]) / 2i.
+        let n = criteria.frameSize, m = n / 2
+        for i in 0..<m {
+            var j = writeIndex + 2 * i
+            if j >= n { j -= n }
+            var j1 = j + 1
+            if j1 >= n { j1 -= n }
+            real[i] = history[j] * window[2 * i]
+            imaginary[i] = history[j1] * window[2 * i + 1]
+        }
+        fft.transform(real: real, imaginary: imaginary)
+        let top = min(m, highBin * 3 + 3)
+        for k in 0...top {
+            let a = k % m, b = (m - k) % m
+            let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
+            let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
+            let c = splitCosines[k], s = splitSines[k]
+            let xr = er + c * or + s * oi
+            let xi = ei + c * oi - s * or
+            power[k] = xr * xr + xi * xi
+        }
+    }
+
+    /// A bin's level in dB (relative to a full-scale sine).
+    /// - Realtime: safe (one log10f).
+    @inline(__always)
+    private func decibels(_ p: Float) -> Float { _unsafePerformance { 10 * log10f(p + 1e-20) } + calibrationDB }
+
+    /// The loudest local maxima in the band that pass PTPR, PAPR, PNPR and PHPR.
+    /// The ratios are compared as powers (no logarithm per bin); only the
+    /// peaks that pass get their levels in dB, for the interpolation.
+    /// - Realtime: safe.
+    private func findCandidates() {
+        candidateCount = 0
+        var sum: Float = 0
+        for k in lowBin...highBin { sum += power[k] }
+        let average = sum / Float(highBin - lowBin + 1)
+        let capacity = max(1, criteria.candidatesPerFrame)
+        for k in lowBin...highBin {
+            let p = power[k]
+            guard p >= thresholdPower, p > power[k - 1], p >= power[k + 1] else { continue }
+            guard p >= average * paprRatio else { continue }
+            // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
+            // (Below bin 9 the left side stops short of DC: the mean is over the bins there are.)
+            var neighbours: Float = 0
+            var counted: Float = 0
+            for d in 3...8 {
+                neighbours += power[k + d]
+                counted += 1
+                if k - d >= 1 { neighbours += power[k - d]; counted += 1 }
+            }
+            guard p >= neighbours / counted * pnprRatio else { continue }
+            // Harmonics 2 and 3 and the subharmonics (a note an octave or a fifth down whose overtone this is):
+            // multiples 0.5, 1.5, 2 and 3, as halves (no array literal on the audio thread).
+            var harmonic: Float = 0
+            for halves in 1...6 where halves != 2 && halves != 5 {
+                let centre = (k * halves + 1) / 2
+                if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
+                harmonic = max(harmonic, power[centre - 1], power[centre], power[centre + 1])
+            }
+            guard p >= harmonic * phprRatio else { continue }
+            // Parabolic interpolation on the dB values: sub-bin frequency and peak level.
+            let a = decibels(power[k - 1]), b = decibels(p), g = decibels(power[k + 1])
+            let denominator = a - 2 * b + g
+            let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - g) / denominator)) : 0
+            let peakLevel = b - 0.25 * (a - g) * offset
+            insertCandidate(bin: Float(k) + offset, level: peakLevel, capacity: capacity)
+        }
+    }
+
+    /// Keeps the `capacity` loudest candidates, loudest first.
+    /// - Realtime: safe.
+    private func insertCandidate(bin: Float, level: Float, capacity: Int) {
+        var position = candidateCount
+        while position > 0 && candidateLevels[position - 1] < level { position -= 1 }
+        guard position < capacity else { return }
+        var i = min(candidateCount, capacity - 1)
+        while i > position {
+            candidateBins[i] = candidateBins[i - 1]
+            candidateLevels[i] = candidateLevels[i - 1]
+            i -= 1
+        }
+        candidateBins[position] = bin
+        candidateLevels[position] = level
+        candidateCount = min(candidateCount + 1, capacity)
+    }
+
+    /// Matches this frame's candidates to the followed peaks (within a bin),
+    /// starts new tracks, drops tracks missing two frames running, and judges
+    /// every track with enough history.
+    /// - Realtime: safe.
+    private func followCandidates() {
+        let t = HowlDetector.trackCapacity, h = historyLength
+        for i in 0..<t { trackMatched[i] = false }
+        for c in 0..<candidateCount {
+            let bin = candidateBins[c], level = candidateLevels[c]
+            var best = -1
+            var bestDistance: Float = 1
+            for i in 0..<t where trackActive[i] && !trackMatched[i] {
+                let distance = abs(trackLastBin[i] - bin)
+                if distance <= bestDistance { best = i; bestDistance = distance }
+            }
+            if best < 0 {
+                for i in 0..<t where !trackActive[i] { best = i; break }
+                guard best >= 0 else { continue }
+                trackActive[best] = true
+                trackFrames[best] = 0
+            }
+            trackMatched[best] = true
+            trackMissed[best] = 0
+            let slot = trackFrames[best] % h
+            trackBins[best * h + slot] = bin
+            trackLevels[best * h + slot] = level
+            trackLastBin[best] = bin
+            trackFrames[best] += 1
+        }
+        for i in 0..<t where trackActive[i] {
+            if !trackMatched[i] {
+                trackMissed[i] += 1
+                if trackMissed[i] >= 2 { trackActive[i] = false }
+                continue
+            }
+            judge(track: i)
+        }
+    }
+
+    /// The least-squares line through the last `k` levels of track `i`: its
+    /// slope (dB per frame), the RMS distance of the levels from it, and how
+    /// many frame-to-frame steps rose.
+    /// - Realtime: safe.
+    private func fit(track i: Int, frames k: Int) -> (slope: Float, deviation: Float, rising: Int) {
+        let h = historyLength, frames = trackFrames[i]
+        var sumY: Float = 0, sumXY: Float = 0
+        var rising = 0
+        for j in 0..<k {
+            let y = trackLevels[i * h + (frames - k + j) % h]
+            sumY += y
+            sumXY += Float(j) * y
+            if j > 0 && y > trackLevels[i * h + (frames - k + j - 1) % h] { rising += 1 }
+        }
+        let n = Float(k), meanX = (n - 1) / 2, meanY = sumY / n
+        let sxx = n * (n * n - 1) / 12
+        let slope = (sumXY - n * meanX * meanY) / sxx
+        var squares: Float = 0
+        for j in 0..<k {
+            let y = trackLevels[i * h + (frames - k + j) % h]
+            let r = y - (meanY + slope * (Float(j) - meanX))
+            squares += r * r
+        }
+        return (slope, (squares / n).squareRoot(), rising)
+    }
+
+    /// The RMS distance of track `i`'s last `k` bins from their mean.
+    /// - Realtime: safe.
+    private func binDeviation(track i: Int, frames k: Int) -> Float {
+        let h = historyLength, frames = trackFrames[i]
+        var sum: Float = 0
+        for j in 0..<k { sum += trackBins[i * h + (frames - k + j) % h] }
+        let mean = sum / Float(k)
+        var squares: Float = 0
+        for j in 0..<k {
+            let d = trackBins[i * h + (frames - k + j) % h] - mean
+            squares += d * d
+        }
+        return (squares / Float(k)).squareRoot()
+    }
+
+    /// Reports track `i` as a howl when it has grown steadily over the last
+    /// `growthFrames`, or stood loud and still over the last `saturatedFrames`;
+    /// a reported track starts its history over, so a howl that goes on
+    /// growing is reported again `growthFrames` later (and the notch deepens).
+    /// - Realtime: safe.
+    private func judge(track i: Int) {
+        let c = criteria, h = historyLength
+        let frames = trackFrames[i]
+        let newest = (frames - 1) % h
+        let bin = trackBins[i * h + newest], level = trackLevels[i * h + newest]
+        var found: HowlDetection?
+        // Fast growth shows within `growthFrames`; slow growth must last twice as long,
+        // longer than the rising half of a tremolo or a swell.
+        let k = c.growthFrames
+        if frames >= k {
+            let fast = fit(track: i, frames: k)
+            if fast.slope >= c.fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - 2
+                && binDeviation(track: i, frames: k) <= c.growingFrequencyDeviationBins {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: fast.slope, reason: .growing)
+            } else if frames >= 2 * k {
+                let slow = fit(track: i, frames: 2 * k)
+                if slow.slope >= c.minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - 4
+                    && binDeviation(track: i, frames: 2 * k) <= c.growingFrequencyDeviationBins {
+                    found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slow.slope, reason: .growing)
+                }
+            }
+        }
+        // Creeping growth (a loop a hair over unity): slow and long, at a frequency that does not move.
+        let w = c.creepFrames
+        if found == nil && frames >= w {
+            let creep = fit(track: i, frames: w)
+            if creep.slope >= c.minimumCreepSlopeDB && creep.deviation <= c.maximumSlopeDeviationDB
+                && binDeviation(track: i, frames: w) <= c.saturatedFrequencyDeviationBins {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: creep.slope, reason: .growing)
+            }
+        }
+        let s = c.saturatedFrames
+        if found == nil && frames >= s && level >= c.saturatedLevelDB {
+            var sumLevel: Float = 0
+            for j in 0..<s { sumLevel += trackLevels[i * h + (frames - s + j) % h] }
+            let meanLevel = sumLevel / Float(s)
+            var worstLevel: Float = 0
+            for j in 0..<s {
+                worstLevel = max(worstLevel, abs(trackLevels[i * h + (frames - s + j) % h] - meanLevel))
+            }
+
+            // Still: no drift either (a decaying note drifts down), at most the allowed deviation over the whole run.
+            let drift = abs(fit(track: i, frames: s).slope) * Float(s - 1)
+            if binDeviation(track: i, frames: s) <= c.saturatedFrequencyDeviationBins && worstLevel <= c.saturatedLevelDeviationDB
+                && drift <= c.saturatedLevelDeviationDB {
+                found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: 0, reason: .sustained)
+            }
+        }
+        if let found, detectionCount < HowlDetector.trackCapacity {
+            detections[detectionCount] = found
+            detectionCount += 1
+            // Start over: the next report needs a fresh run of frames.
+            trackFrames[i] = 0
+        }
+    }
+}

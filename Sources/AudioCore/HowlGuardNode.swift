@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Feedback (howl) protection: a `HowlDetector` watches the node's own
+/// output, and every howl it reports gets a notch in a `NotchBank` (a new
+/// one at `initialDepthDB`, or the one already there `deepenStepDB` deeper).
+/// When the notches can do no more (the notch there is at full depth, or
+/// every slot is taken, or a loud howl's level has not fallen
+/// `emergencyReliefDB` within `emergencyCheckSeconds` of its notch, or, while
+/// the gain recovers, the level rises `emergencyReturnDB` again, or the level still climbs `emergencyClimbDB` over
+/// where it was when this bout of feedback was first found: a loop that is
+/// too loud everywhere, like a flat digital wire, howls on a whole harmonic
+/// series at once, which the PHPR rightly does not call a howl), a last-resort gain reduction steps the whole signal
+/// down `emergencyStepDB` at a time. After a second of quiet it recovers, but
+/// only to `emergencyMarginDB` under the gain that last howled (a floor that
+/// itself fades at `emergencyFloorReleaseDBPerSecond` after
+/// `emergencyFloorHoldSeconds`), so a loop that howls at full gain does not
+/// howl again each time the gain comes back.
+///
+/// The detector sees the signal after the notches and before the emergency
+/// gain: a notch that was not deep enough shows as a peak that still grows.
+/// It adds no latency: the notches are minimum-phase IIR filters and the
+/// analysis only listens. Notch changes happen at hop boundaries counted in
+/// samples, so the output is the same at any block size.
+///
+/// The control thread reads `status()` (atomics; notch frequencies, depths,
+/// the warning) and may switch the guard or its emergency gain off.
+public final class HowlGuardNode: AudioNode {
+    /// How long the FEEDBACK warning stays up after a detection.
+    public static var warningSeconds: Double { 2 }
+    public static var emergencyStepDB: Float { 6 }
+    public static var maximumEmergencyReductionDB: Float { 30 }
+    public static var emergencyHoldSeconds: Double { 1 }
+    public static var emergencyReleaseDBPerSecond: Float { 6 }
+    public static var emergencyMarginDB: Float { 3 }
+    public static var emergencyClimbDB: Float { 6 }
+    public static var emergencyCheckSeconds: Double { 0.2 }
+    /// While the gain recovers, a rise this far over the quietest level since the last step is the howl coming back.
+    public static var emergencyReturnDB: Float { 12 }
+    public static var emergencyReliefDB: Float { 3 }
+    /// A climb counts only above this level (dBFS RMS, before the gain): a quiet room that starts to sing is not a howl.
+    public static var emergencyClimbFloorDB: Float { -30 }
+    /// The least time between two emergency steps, so each can take effect around the loop.
+    public static var emergencyIntervalSeconds: Double { 0.1 }
+    public static var emergencyFloorHoldSeconds: Double { 30 }
+    public static var emergencyFloorReleaseDBPerSecond: Float { 0.2 }
+
+    public let criteria: HowlCriteria
+    public let slotCount: Int
+
+    // MARK: Shared (atomics)
+    private let enabledFlag = Atomic<Bool>(true)
+    private let emergencyFlag = Atomic<Bool>(true)
+    /// Per slot: frequency and applied depth as Float bits (allocated at init, never moved).
+    private let notchFrequencyBits: UnsafeMutablePointer<Atomic<UInt32>>
+    private let notchDepthBits: UnsafeMutablePointer<Atomic<UInt32>>
+    private let reductionBits = Atomic<UInt32>(0)
+    private let detectionCounter = Atomic<Int>(0)
+    private let firstDetection = Atomic<Int>(-1)
+    private let lastDetection = Atomic<Int>(Int.min / 2)
+    private let publishedTime = Atomic<Int>(0)
+    private let rateBits = Atomic<UInt64>(48_000.0.bitPattern)
+
+    // MARK: Control thread only (replaced by `allocate`, read by the audio thread)
+    private var detector: HowlDetector
+    private var notches: NotchBank
+    /// How the notch bank is tuned (copied into every bank `allocate` makes).
+    public var notchQ: Double = 8
+    public var maximumNotchDepthDB: Float = 30
+
+    // MARK: Audio thread only
+    private var now = 0
+    private var wasEnabled = true
+    private var reductionDB: Float = 0
+    /// The least reduction the emergency gain recovers to (the last howling gain plus the margin).
+    private var floorDB: Float = 0
+    private var lastEmergency = Int.min / 2
+    /// Sum of squares of this hop's signal (after the notches, before the gain).
+    private var hopEnergy: Float = 0
+    /// The level (dB) of the hop in which the current bout of feedback was first found.
+    private var boutLevelDB: Float = 0
+    private var lastFound = Int.min / 2
+    /// When to check that a loud howl's notch brought the level down (Int.max: nothing pending), and the level then.
+    private var checkAt = Int.max
+    private var checkLevelDB: Float = 0
+    /// The quietest hop since the last emergency step: a howl coming back as the gain recovers rises far above it.
+    private var recoveryMinimumDB: Float = 0
+    private var gain: Float = 1
+    private var gainStep: Float = 0
+
+    /// - Parameters:
+    ///   - criteria: the detector's thresholds.
+    ///   - slotCount: notches available (at least 8).
+    public init(name: String = "howl guard", criteria: HowlCriteria = HowlCriteria(), slotCount: Int = NotchBank.defaultSlotCount) {
+        self.criteria = criteria
+        self.slotCount = max(1, slotCount)
+        notchFrequencyBits = .allocate(capacity: self.slotCount)
+        notchDepthBits = .allocate(capacity: self.slotCount)
+        for i in 0..<self.slotCount {
+            (notchFrequencyBits + i).initialize(to: Atomic(0))
+            (notchDepthBits + i).initialize(to: Atomic(0))
+        }
+        detector = HowlDetector(sampleRate: 48_000, criteria: criteria)
+        notches = NotchBank(slotCount: self.slotCount, channelCount: 2, sampleRate: 48_000)
+        super.init(name: name)
+    }
+
+    deinit {
+        notchFrequencyBits.deinitialize(count: slotCount)
+        notchDepthBits.deinitialize(count: slotCount)
+        notchFrequencyBits.deallocate()
+        notchDepthBits.deallocate()
+    }
+
+    /// On (the default) or bypassed; switching back on starts from a clean state.
+    /// - Realtime: safe (an atomic), any thread.
+    public var isEnabled: Bool {
+        get { enabledFlag.load(ordering: .relaxed) }
+        set { enabledFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Whether the last-resort gain reduction may act (the ASG benchmark
+    /// measures the notches alone with it off).
+    /// - Realtime: safe (an atomic), any thread.
+    public var emergencyGainEnabled: Bool {
+        get { emergencyFlag.load(ordering: .relaxed) }
+        set { emergencyFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    /// - Realtime: unsafe (allocates). Control thread only.
+    public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
+        detector = HowlDetector(sampleRate: spec.sampleRate, criteria: criteria)
+        let bank = NotchBank(slotCount: slotCount, channelCount: max(1, outputChannelCount), sampleRate: spec.sampleRate)
+        bank.q = notchQ
+        bank.maximumDepthDB = maximumNotchDepthDB
+        notches = bank
+        rateBits.store(spec.sampleRate.bitPattern, ordering: .relaxed)
+        // Run the audio thread's code once here, on a frame of silence: the first call of a
+        // libm function resolves its symbol and touches cold pages, which should not happen
+        // inside a real-time block.
+        for _ in 0..<criteria.hopSize { detector.push(0) }
+        _ = detector.analyzeIfDue()
+        detector.reset()
+        _ = powf(10, -1) + log10f(2)
+    }
+
+    /// Forgets every howl and notch and lifts the emergency gain.
+    /// - Realtime: safe.
+    public override func reset() {
+        detector.reset()
+        notches.reset()
+        now = 0
+        reductionDB = 0
+        floorDB = 0
+        lastEmergency = Int.min / 2
+        hopEnergy = 0
+        boutLevelDB = 0
+        lastFound = Int.min / 2
+        checkAt = Int.max
+        checkLevelDB = 0
+        recoveryMinimumDB = 0
+        gain = 1
+        gainStep = 0
+        wasEnabled = enabledFlag.load(ordering: .relaxed)
+        firstDetection.store(-1, ordering: .relaxed)
+        lastDetection.store(Int.min / 2, ordering: .relaxed)
+        publish()
+    }
+
+    /// Copies input bus 0 to `output`, notches it, watches it and applies the emergency gain.
+    /// - Realtime: safe. Preallocated buffers, arithmetic, one FFT per hop, relaxed atomics.
+    public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        let frames = output.frameCount
+        guard let input = inputs.connectedBus0 else { output.clear(); return }
+        let last = input.channelCount - 1
+        for c in 0..<output.channelCount {
+            let source = input.channels[min(c, last)], destination = output.channels[c]
+            for i in 0..<frames { destination[i] = source[i] }
+        }
+        let enabled = enabledFlag.load(ordering: .relaxed)
+        if enabled != wasEnabled {
+            reset()
+            wasEnabled = enabled
+        }
+        guard enabled else { return }
+        let channels = output.channelCount
+        let scale = 1 / Float(channels)
+        var offset = 0
+        while offset < frames {
+            let n = min(frames - offset, detector.samplesUntilAnalysis)
+            notches.process(output, offset: offset, count: n)
+            for i in offset..<offset + n {
+                var sum: Float = 0
+                for c in 0..<channels { sum += output.channels[c][i] }
+                let mono = sum * scale
+                hopEnergy += mono * mono
+                detector.push(mono)
+            }
+            if gain != 1 || gainStep != 0 {
+                for i in offset..<offset + n {
+                    gain += gainStep
+                    for c in 0..<channels { output.channels[c][i] *= gain }
+                }
+            }
+            offset += n
+            now += n
+            if detector.analyzeIfDue() { respond() }
+        }
+    }
+
+    /// Acts on the detector's findings, steps the notches and the emergency
+    /// gain, and publishes the state. Once per hop.
+    /// - Realtime: safe.
+    private func respond() {
+        let hop = criteria.hopSize
+        let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
+        var emergency = false
+        let levelDB = 10 * log10f(hopEnergy / Float(hop) + 1e-20)
+        hopEnergy = 0
+        let warning = Int(HowlGuardNode.warningSeconds * rate)
+        if detector.detectionCount > 0 && now - lastFound > warning && reductionDB == 0 { boutLevelDB = levelDB }
+        // In a bout (a howl found lately, or the gain still down from one): a climb means the loop still howls,
+        // perhaps on a whole harmonic series that the detector rightly does not call a howl.
+        if (now - lastFound <= warning || reductionDB > 0) && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        recoveryMinimumDB = min(recoveryMinimumDB, levelDB)
+        if reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        if now >= checkAt {
+            // The notches had their chance: a loud howl that did not give way needs the gain.
+            if levelDB > checkLevelDB - HowlGuardNode.emergencyReliefDB { emergency = true }
+            checkAt = Int.max
+        }
+        if detector.detectionCount > 0 {
+            lastFound = now
+            if levelDB > HowlGuardNode.emergencyClimbFloorDB && checkAt == Int.max {
+                checkAt = now + Int(HowlGuardNode.emergencyCheckSeconds * rate)
+                checkLevelDB = levelDB
+            }
+        }
+        for d in 0..<detector.detectionCount {
+            let found = detector.detections[d]
+            let full = notches.activeCount == notches.slotCount
+            switch notches.notch(frequency: found.frequency, at: now) {
+            case .exhausted: emergency = true
+            case .placed: if full { emergency = true }
+            case .deepened: break
+            }
+            detectionCounter.add(1, ordering: .relaxed)
+            if firstDetection.load(ordering: .relaxed) < 0 { firstDetection.store(now, ordering: .relaxed) }
+            lastDetection.store(now, ordering: .relaxed)
+        }
+        notches.update(now: now, elapsedSamples: hop)
+        let seconds = Float(Double(hop) / rate)
+        let ready = Double(now - lastEmergency) >= HowlGuardNode.emergencyIntervalSeconds * rate
+        if emergency && ready && emergencyFlag.load(ordering: .relaxed) {
+            floorDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyMarginDB)
+            reductionDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyStepDB)
+            lastEmergency = now
+            recoveryMinimumDB = levelDB
+        } else if reductionDB > 0 {
+            let quiet = Double(now - lastEmergency) / rate
+            if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
+                floorDB = max(0, floorDB - HowlGuardNode.emergencyFloorReleaseDBPerSecond * seconds)
+            }
+            if quiet > HowlGuardNode.emergencyHoldSeconds {
+                reductionDB = max(floorDB, reductionDB - HowlGuardNode.emergencyReleaseDBPerSecond * seconds)
+            }
+        }
+        // Ramp to the new gain over the next hop, sample by sample.
+        let target: Float = reductionDB > 0 ? powf(10, -reductionDB / 20) : 1
+        gainStep = (target - gain) / Float(hop)
+        if abs(target - gain) < 1e-7 { gain = target; gainStep = 0 }
+        publish()
+    }
+
+    /// Stores the notch bank's state and the gain reduction for `status()`.
+    /// - Realtime: safe (relaxed atomic stores).
+    private func publish() {
+        for i in 0..<slotCount {
+            let depth = i < notches.slotCount ? notches.depths[i] : 0
+            notchFrequencyBits[i].store(notches.frequencies[min(i, notches.slotCount - 1)].bitPattern, ordering: .relaxed)
+            notchDepthBits[i].store(depth.bitPattern, ordering: .relaxed)
+        }
+        reductionBits.store(reductionDB.bitPattern, ordering: .relaxed)
+        publishedTime.store(now, ordering: .relaxed)
+    }
+
+    /// What the guard is doing now.
+    /// - Realtime: unsafe (builds an array). Control thread.
+    public func status() -> HowlGuardStatus {
+        var list: [HowlGuardStatus.Notch] = []
+        for i in 0..<slotCount {
+            let depth = Float(bitPattern: notchDepthBits[i].load(ordering: .relaxed))
+            if depth > 0 {
+                list.append(.init(frequency: Float(bitPattern: notchFrequencyBits[i].load(ordering: .relaxed)), depthDB: depth))
+            }
+        }
+        list.sort { $0.frequency < $1.frequency }
+        let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
+        let reduction = Float(bitPattern: reductionBits.load(ordering: .relaxed))
+        let recent = Double(publishedTime.load(ordering: .relaxed) - lastDetection.load(ordering: .relaxed)) < HowlGuardNode.warningSeconds * rate
+        let first = firstDetection.load(ordering: .relaxed)
+        return HowlGuardStatus(enabled: isEnabled, feedbackWarning: isEnabled && (recent || reduction > 0), notches: list,
+                               gainReductionDB: reduction, detectionCount: detectionCounter.load(ordering: .relaxed),
+                               firstDetectionFrame: first >= 0 ? first : nil)
+    }
+}
