@@ -29,7 +29,11 @@ enum RepairCommand {
             }
             let seconds = Double(result.framesAfter) / Double(max(1, result.sampleRate))
             var line = "busker repair: \(path): \(result.framesAfter) frames (\(String(format: "%.2f", seconds)) s at \(result.sampleRate) Hz, \(result.channelCount) ch)"
-            line += result.framesBefore == result.framesAfter ? ", the header was right" : ", the header said \(result.framesBefore)"
+            if result.wasLeftAlone {
+                line += ", the header was right: left as it was"
+            } else {
+                line += result.framesBefore == result.framesAfter ? ", the header was right" : ", the header said \(result.framesBefore)"
+            }
             if result.bytesCut > 0 { line += "; cut \(result.bytesCut) bytes of a partial frame" }
             if result.isRF64 { line += "; RF64" }
             print(line)
