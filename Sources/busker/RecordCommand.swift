@@ -48,7 +48,8 @@ enum RecordCommand {
                              (a .wav/.flac/.ogg file or a folder; default $XDG_MUSIC_DIR/Busker,
                              else ~/Music/Busker, with a dated name; --record=PATH is never ambiguous)
       --record-format FMT    \\(RecordingFormat.names) (default wav24)
-      --force                overwrite the --record PATH if it exists
+      --force                overwrite the --record PATH (and busker play's PATH.mid) if it exists;
+                             the song being played is never overwritten
       --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav
     """
 

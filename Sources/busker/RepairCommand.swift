@@ -10,7 +10,8 @@ enum RepairCommand {
     Sets a WAV's RIFF and data sizes (RF64's ds64 too) from the file's real
     size, so every frame that reached the disk plays again. A partial last
     frame is cut off; a RIFF file whose data passed 4 GiB becomes RF64 when
-    it has room for the ds64 chunk (Busker's takes do).
+    it has room for the ds64 chunk (Busker's takes do). A complete WAV (its
+    data size right, chunks such as LIST after the data) is left as it is.
     """
 
     static func run(_ arguments: [String]) throws {

@@ -278,6 +278,44 @@ final class RecordCommandTests: XCTestCase {
         print("file-size limit \(limitKiB) KiB: the take stopped at \(frames) frames (\(size) bytes); the audio went on")
     }
 
+    /// A file-size limit with --stems: the master (stereo) and the dry-mic
+    /// stem (stereo here) reach it about together, and whichever fails first,
+    /// the whole take ends at once: the status line says REC FAILED (never a
+    /// master still counting on a stopped switch), and each file's summary
+    /// says it stopped early or ended with the one that failed.
+    func testAFailedStemOrMasterEndsTheWholeTake() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-rec-stemfail")
+        defer { try? card.stop() }
+        let take = folder + "/both.wav"
+        let (process, out, err) = try startBusker(["live", "--input", "busker_in", "--output", "busker_out", "--no-tui", "--record", take, "--stems"],
+                                                  card: card, fileSizeLimitKiB: 300)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while text.split(separator: "\n").filter({ $0.contains("REC FAILED") }).count < 2 && Date() < deadline && process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertGreaterThanOrEqual(text.split(separator: "\n").filter { $0.contains("REC FAILED") }.count, 2, text)
+        process.interrupt()
+        process.waitUntilExit()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 1, errors)
+        XCTAssertTrue(errors.hasPrefix("busker live: recording stopped: "), errors)
+        let summaries = text.split(separator: "\n").filter { $0.hasPrefix("busker live: recorded ") }
+        XCTAssertEqual(summaries.count, 2, text)
+        XCTAssertTrue(summaries.allSatisfy { $0.contains("STOPPED EARLY") || $0.contains("ENDED EARLY: its ") }, "\(summaries)")
+        for path in [take, folder + "/both-mic.wav"] {
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            let frames = framesLibsndfileReads(path)
+            XCTAssertGreaterThan(frames, 0)
+            XCTAssertLessThan(size - frames * 6, 200, "\(path): finalized")
+        }
+        print("stem/master file-size limit: \(summaries.joined(separator: " | "))")
+    }
+
     /// busker play --record over a short song on the virtual sound card: the
     /// take and its MIDI file share one timeline. Each note-on in TAKE.mid is
     /// where its sound starts in TAKE.wav (FluidSynth starts notes on its
