@@ -23,6 +23,10 @@ public final class FileRenderDriver {
         public var blockSize: Int = FileRenderDriver.defaultBlockSize
         public var sampleFormat: SampleFormat = .s24
         public var maximumTailSeconds: Double = 10
+        /// Polled by the reader between chunks: when it says true the input
+        /// ends there, as if the file ended (Ctrl-C on an offline recording);
+        /// what was read is rendered and written, and the report says so.
+        public var isCancelled: (@Sendable () -> Bool)?
         public init(inputPath: String, outputPath: String) {
             self.inputPath = inputPath
             self.outputPath = outputPath
@@ -42,6 +46,8 @@ public final class FileRenderDriver {
         public var worstBlockSeconds: Double
         public var blockSize: Int
         public var renderThreadName: String
+        /// Whether `Options.isCancelled` ended the input early.
+        public var wasCancelled = false
 
         public var audioSeconds: Double { Double(outputFrames) / Double(engineRate) }
         public var realtimeFactor: Double { audioSeconds / max(wallSeconds, 1e-9) }
@@ -112,6 +118,8 @@ public final class FileRenderDriver {
         let inRing: SampleRing
         let outRing: SampleRing
         let readerDone = Atomic<Bool>(false)
+        /// The reader stopped early because `Options.isCancelled` said so.
+        let cancelled = Atomic<Bool>(false)
         let renderDone = Atomic<Bool>(false)
         let abort = Atomic<Bool>(false)
         /// Frames the reader delivered at the engine rate.
@@ -136,8 +144,9 @@ public final class FileRenderDriver {
         let shared = Shared(inCapacity: max(block, 16384) * inCh * 4, outCapacity: max(block, 16384) * outCh * 4)
         let start = monotonicNanoseconds()
 
+        let isCancelled = options.isCancelled
         let readerThread = RealtimeThread(name: "file-reader") {
-            Self.readLoop(reader: reader, resampler: resampler, shared: shared)
+            Self.readLoop(reader: reader, resampler: resampler, shared: shared, isCancelled: isCancelled)
         }
         let tailLimit = Int(options.maximumTailSeconds * Double(rate))
         // Everything the render thread touches is allocated here, before it starts.
@@ -162,11 +171,12 @@ public final class FileRenderDriver {
                       blocks: shared.blocks, wallSeconds: wall,
                       renderSeconds: Double(shared.renderNanos) / 1e9,
                       worstBlockSeconds: Double(shared.worstBlockNanos) / 1e9,
-                      blockSize: block, renderThreadName: shared.threadName)
+                      blockSize: block, renderThreadName: shared.threadName,
+                      wasCancelled: shared.cancelled.load(ordering: .relaxed))
     }
 
     /// Reader thread: decode, resample, push into the input ring.
-    private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Shared) {
+    private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Shared, isCancelled: (@Sendable () -> Bool)?) {
         let ch = reader.channelCount
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
@@ -185,6 +195,10 @@ public final class FileRenderDriver {
         }
         do {
             while !shared.abort.load(ordering: .relaxed) {
+                if isCancelled?() == true {
+                    shared.cancelled.store(true, ordering: .relaxed)
+                    break
+                }
                 let n = try reader.read(into: chunk, frames: chunkFrames)
                 total += Int64(n)
                 if let resampler {
@@ -194,7 +208,7 @@ public final class FileRenderDriver {
                 }
                 if n == 0 { break }
             }
-            if total < reader.frameCount && !shared.abort.load(ordering: .relaxed) {
+            if total < reader.frameCount && !shared.abort.load(ordering: .relaxed) && !shared.cancelled.load(ordering: .relaxed) {
                 throw AudioFileError.truncated(path: reader.path, declaredFrames: reader.frameCount, presentFrames: total)
             }
         } catch {

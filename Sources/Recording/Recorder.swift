@@ -15,6 +15,9 @@ import Synchronization
 /// the tap is disarmed, the status says why, and the file is cut back to its
 /// last whole frame with a correct header. Frames the writer could not keep up
 /// with are counted, filled with silence and logged (`TakeLog`).
+///
+/// Call `stop()`: the writer thread holds the recorder until then, so
+/// dropping the last reference neither stops nor frees a take in progress.
 public final class Recorder: @unchecked Sendable {
     public struct Options: Sendable {
         /// How often the header is rewritten (at least once a second, as promised).
@@ -82,10 +85,26 @@ public final class Recorder: @unchecked Sendable {
                              force: Bool = false, options: Options = Options()) throws(RecordingError) -> Recorder {
         // A file-size limit (ulimit -f) must be a write error we report, not a signal that kills the audio.
         signal(SIGXFSZ, SIG_IGN)
+        // The MIDI file follows the take's rule (new, or force), checked first so
+        // a refusal touches nothing. Without force, creating it claims the name.
+        var createdMIDI = false
+        if let midiPath = options.midiPath {
+            let existed = access(midiPath, F_OK) == 0
+            let midiFD = open(midiPath, O_WRONLY | O_CREAT | (force ? 0 : O_EXCL), 0o644)
+            guard midiFD >= 0 else {
+                if errno == EEXIST { throw .exists(path: midiPath) }
+                throw .cannotCreate(path: midiPath, reason: String(cString: strerror(errno)).lowercased())
+            }
+            close(midiFD)
+            createdMIDI = !existed
+        }
+        func unclaimMIDI() { if createdMIDI, let midiPath = options.midiPath { unlink(midiPath) } }
         let fd = open(path, O_RDWR | O_CREAT | (force ? O_TRUNC : O_EXCL), 0o644)
         guard fd >= 0 else {
-            if errno == EEXIST { throw .exists(path: path) }
-            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)).lowercased())
+            let code = errno
+            unclaimMIDI()
+            if code == EEXIST { throw .exists(path: path) }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(code)).lowercased())
         }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
@@ -94,18 +113,27 @@ public final class Recorder: @unchecked Sendable {
         guard sf_format_check(&info) != 0 else {
             close(fd)
             unlink(path)
+            unclaimMIDI()
             throw .unsupported(path: path, reason: "\(format.rawValue) cannot hold \(tap.channelCount) channels at \(sampleRate) Hz")
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = SoundFileErrorText.clean(String(cString: sf_strerror(nil)))
             close(fd)
             unlink(path)
+            unclaimMIDI()
             throw .cannotCreate(path: path, reason: reason)
         }
         if format.isWAV { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
         if format != .wavFloat { _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
         // The header is on disk before the first frame: a take killed at once is still a WAV.
         if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
+        // A log left by an earlier take of this name (--force) is not this take's:
+        // no log has to mean nothing was lost.
+        unlink(TakeLog.path(forTake: path))
+        // The MIDI file is a valid (empty) SMF from the start, as the WAV is.
+        if let midiPath = options.midiPath {
+            try? MIDITakeFile.write(events: [], sampleRate: sampleRate, to: midiPath)
+        }
 
         let recorder = Recorder(path: path, format: format, sampleRate: sampleRate, channelCount: tap.channelCount,
                                 tap: tap, options: options)
@@ -197,10 +225,6 @@ public final class Recorder: @unchecked Sendable {
                                 midiPath: options.midiPath, midiEvents: midiCount, droppedMIDIEvents: tap.droppedMIDIEvents)
         finalReport = report
         return report
-    }
-
-    deinit {
-        if finalReport == nil { stop() }
     }
 
     // MARK: Writer thread

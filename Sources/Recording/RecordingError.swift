@@ -13,6 +13,8 @@ public enum RecordingError: Error, CustomStringConvertible, Equatable {
     case writeFailed(path: String, reason: String)
     /// A file `busker repair` cannot fix.
     case notRepairable(path: String, reason: String)
+    /// A take (or its MIDI file) would be written over a file the session reads (the song being played).
+    case isSource(path: String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum RecordingError: Error, CustomStringConvertible, Equatable {
         case let .unsupported(path, reason): "'\(path)': \(reason)"
         case let .writeFailed(path, reason): "writing '\(path)' failed: \(reason)"
         case let .notRepairable(path, reason): "cannot repair '\(path)': \(reason)"
+        case let .isSource(path): "'\(path)' is what is being played: a take never writes over it (give the take another name)"
         }
     }
 }

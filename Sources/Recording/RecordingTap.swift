@@ -61,9 +61,17 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     private let frameLimit = Atomic<Int>(0)
     /// Set by the audio thread once the take has its `frameLimit` frames.
     private let limitReached = Atomic<Bool>(false)
+    /// Bumped by every `prepareTake` (and so `arm`): a new take. The audio
+    /// thread restarts its counters whenever it differs from the one it last
+    /// saw, not only when the switch changes: a take stopped and another
+    /// started while the audio was off (suspended, waiting for a device)
+    /// leaves the switch on both times the audio thread looks.
+    private let takeGeneration = Atomic<Int>(0)
 
     // MARK: Audio thread only
     private var armed = false
+    /// The `takeGeneration` the counters below belong to.
+    private var seenGeneration = 0
     /// Blocks rendered, for the switch's once-a-block latch.
     private var blockIndex = 0
     private var takeFrame = 0
@@ -130,6 +138,8 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
         midiLatency.store(midiLatencyFrames, ordering: .relaxed)
         self.frameLimit.store(max(0, frameLimit), ordering: .relaxed)
         limitReached.store(false, ordering: .relaxed)
+        // Published after the take's parameters, before the switch turns on.
+        takeGeneration.add(1, ordering: .releasing)
     }
 
     /// Ends the take at the next block (of every tap on the same switch).
@@ -176,9 +186,11 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     private func recordIfArmed(_ block: AudioBlock, frames blockFrames: Int) {
         let wanted = recordSwitch.state(forBlock: blockIndex)
         blockIndex &+= 1
-        if wanted != armed {
+        let generation = takeGeneration.load(ordering: .acquiring)
+        if wanted != armed || (wanted && generation != seenGeneration) {
             armed = wanted
             if wanted {
+                seenGeneration = generation
                 takeFrame = 0
                 gapStart = 0
                 gapLength = 0

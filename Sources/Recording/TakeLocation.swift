@@ -33,10 +33,17 @@ public enum TakeLocation {
     ///   - explicit: the user's path (a file, or an existing folder for a dated
     ///     name inside it), nil for the default folder (created if missing).
     ///   - force: overwrite an explicit file that exists.
-    /// - Throws: `.exists` for an explicit existing file without force; `.folder`
-    ///   when the folder is missing (explicit), cannot be created or is not writable.
+    ///   - companions: files written next to the take, named by replacing its
+    ///     extension with these (`.mid` for busker play's MIDI, `-mic.wav` for a
+    ///     stem): the same rule applies to them as to the take.
+    ///   - protecting: files the session reads (the song being played): never
+    ///     the take nor a companion, even with force.
+    /// - Throws: `.exists` for an explicit existing file (or companion) without
+    ///   force; `.isSource` for a protected one; `.folder` when the folder is
+    ///   missing (explicit), cannot be created or is not writable.
     public static func resolve(explicit: String?, format: RecordingFormat, force: Bool, date: Date = Date(),
-                               environment: [String: String] = ProcessInfo.processInfo.environment) throws(RecordingError) -> String {
+                               environment: [String: String] = ProcessInfo.processInfo.environment,
+                               companions: [String] = [], protecting: [String] = []) throws(RecordingError) -> String {
         var folder: String
         var fileName: String?
         if let explicit {
@@ -47,7 +54,10 @@ public enum TakeLocation {
                 let url = URL(fileURLWithPath: explicit)
                 folder = url.deletingLastPathComponent().path
                 fileName = url.lastPathComponent
-                if FileManager.default.fileExists(atPath: explicit) && !force { throw .exists(path: explicit) }
+                for path in [explicit] + companionPaths(of: explicit, companions) {
+                    if protecting.contains(where: { isSameFile(path, $0) }) { throw .isSource(path: path) }
+                    if FileManager.default.fileExists(atPath: path) && !force { throw .exists(path: path) }
+                }
                 var parentIsDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: folder, isDirectory: &parentIsDirectory) else {
                     throw .folder(path: folder, reason: "no such folder")
@@ -67,11 +77,26 @@ public enum TakeLocation {
         let base = (folder as NSString).appendingPathComponent(datedName(at: date))
         var candidate = base + "." + format.fileExtension
         var n = 2
-        while FileManager.default.fileExists(atPath: candidate) {
+        // A free name for the take and every companion: an automatic name never overwrites.
+        while ([candidate] + companionPaths(of: candidate, companions)).contains(where: { FileManager.default.fileExists(atPath: $0) }) {
             candidate = "\(base)-\(n).\(format.fileExtension)"
             n += 1
         }
         return candidate
+    }
+
+    /// The companions' paths of a take at `path`.
+    public static func companionPaths(of path: String, _ companions: [String]) -> [String] {
+        let base = (path as NSString).deletingPathExtension
+        return companions.map { base + $0 }
+    }
+
+    /// Whether `a` and `b` name one file: the same device and inode when both
+    /// exist (links, `./`, other spellings), the same standardized path otherwise.
+    public static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0 && stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        return (a as NSString).standardizingPath == (b as NSString).standardizingPath
     }
 
     /// Creates and removes a probe file: the only check that tells the truth

@@ -15,12 +15,15 @@ final class TakeLog {
 
     init(takePath: String, sampleRate: Int, channelCount: Int) {
         self.takePath = takePath
-        path = takePath + ".log"
+        path = Self.path(forTake: takePath)
         self.sampleRate = sampleRate
         self.channelCount = channelCount
     }
 
     deinit { if let file { fclose(file) } }
+
+    /// `TAKE.wav.log`.
+    static func path(forTake takePath: String) -> String { takePath + ".log" }
 
     /// `12.345 s (frame 592560)`.
     func position(_ frame: Int) -> String {

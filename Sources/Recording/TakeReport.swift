@@ -14,6 +14,9 @@ public struct TakeReport: Sendable {
     public var xrunFrames: [Int]
     /// The write error that stopped the take, if one did.
     public var error: RecordingError?
+    /// Why the take ended early when a write error in another file of the
+    /// same take (its master or a stem) ended it: "its stem … failed".
+    public var endedBy: String?
     /// The sidecar log, when something was lost.
     public var logPath: String?
     /// The Standard MIDI File written alongside, and how many events it holds.
@@ -33,6 +36,7 @@ public struct TakeReport: Sendable {
         if !xrunFrames.isEmpty { text += "; \(xrunFrames.count) xrun(s)" }
         if droppedMIDIEvents > 0 { text += "; \(droppedMIDIEvents) MIDI events lost" }
         if let error { text += "; STOPPED EARLY: \(error)" }
+        if let endedBy { text += "; ENDED EARLY: \(endedBy)" }
         if let logPath { text += "; see \(logPath)" }
         return text
     }

@@ -19,6 +19,8 @@ public enum WAVRepair {
         public var sampleRate: Int
         /// Whether the file is RF64 after the repair.
         public var isRF64: Bool
+        /// Whether the header was already right and the file was left as it was.
+        public var wasLeftAlone = false
     }
 
     /// Repairs `path` in place.
@@ -83,13 +85,25 @@ public enum WAVRepair {
         }
         guard let dataOffset else { throw .notRepairable(path: path, reason: "no data chunk (not an audio WAV, or cut inside its header)") }
         guard blockAlign > 0, channels > 0 else { throw .notRepairable(path: path, reason: "no usable fmt chunk before the data") }
+        let declaredSizeIsPlaceholder = declaredDataSize == 0 || declaredDataSize == 0xFFFF_FFFF
         if isRF64 && declaredDataSize == 0xFFFF_FFFF { declaredDataSize = ds64DataSize }
+        // A complete file: whole frames, and the chunks after the data (LIST,
+        // id3…) tile the rest of the file exactly. Those bytes are metadata,
+        // not audio the header forgot: leave the file as it is. (A header that
+        // only lags behind the data, as after a crash, is followed by audio,
+        // which does not read as a chain of chunks ending at the file's end.)
+        if !declaredSizeIsPlaceholder || (isRF64 && declaredDataSize > 0), declaredDataSize % blockAlign == 0,
+           chunksTile(from: dataOffset + declaredDataSize + (declaredDataSize & 1), to: fileSize, read: read) {
+            let frames = declaredDataSize / blockAlign
+            return Result(framesBefore: frames, framesAfter: frames, bytesCut: 0, channelCount: channels,
+                          sampleRate: rate, isRF64: isRF64, wasLeftAlone: true)
+        }
         let present = fileSize - dataOffset
         let whole = present / blockAlign * blockAlign
-        // A pad byte past odd data is not a partial frame.
-        let cut = present - whole
         let frames = whole / blockAlign
         let pad = whole & 1
+        // A pad byte past odd data is not a partial frame.
+        let cut = max(0, present - whole - pad)
         let newSize = dataOffset + whole + pad
         if newSize != fileSize {
             guard ftruncate(fd, off_t(newSize)) == 0 else {
@@ -123,7 +137,21 @@ public enum WAVRepair {
                       channelCount: channels, sampleRate: rate, isRF64: isRF64)
     }
 
-    /// Rewrites the header between `RIFF…WAVE` and the data chunk as RF64's:
+    /// Whether `start…end` is a chain of RIFF chunks (four printable ASCII
+    /// characters, a size, the body and its pad byte) ending exactly at `end`.
+    private static func chunksTile(from start: Int, to end: Int, read: (Int, Int) -> [UInt8]?) -> Bool {
+        var offset = start
+        while offset < end {
+            guard let header = read(8, offset), header[0..<4].allSatisfy({ (0x20...0x7E).contains($0) }) else { return false }
+            let size = Int(le32(header, 4))
+            offset += 8 + size + (size & 1)
+            // The last chunk of a file may lack its pad byte.
+            if offset == end + 1 && size & 1 == 1 { return true }
+        }
+        return offset == end
+    }
+
+        /// Rewrites the header between `RIFF…WAVE` and the data chunk as RF64's:
     /// a 28-byte ds64 first (libsndfile reads no shorter one), the other
     /// chunks but JUNK and fact (a frame count RF64 keeps in ds64), and a JUNK
     /// filler so the data does not move.

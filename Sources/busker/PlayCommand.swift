@@ -79,7 +79,7 @@ enum PlayCommand {
         if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.sampleRate) }
 
         // A take's folder and name are checked before any device opens.
-        let firstTake = recording.enabled ? try recording.resolvePath() : nil
+        let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
         if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         let sources = try MIDISources(args: args)
         StopSignals.install(jobControl: true)
@@ -105,7 +105,7 @@ enum PlayCommand {
         let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
                                    reopen: { [options] in try DuplexDriver(options: options) })
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
-                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames)
+                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames, protecting: songPath.map { [$0] } ?? [])
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))

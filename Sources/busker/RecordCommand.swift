@@ -48,7 +48,8 @@ enum RecordCommand {
                              (a .wav/.flac/.ogg file or a folder; default $XDG_MUSIC_DIR/Busker,
                              else ~/Music/Busker, with a dated name; --record=PATH is never ambiguous)
       --record-format FMT    \\(RecordingFormat.names) (default wav24)
-      --force                overwrite the --record PATH if it exists
+      --force                overwrite the --record PATH (and busker play's PATH.mid) if it exists;
+                             the song being played is never overwritten
       --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav
     """
 
@@ -108,6 +109,18 @@ enum RecordCommand {
         try tap.install(atEndOf: graph)
         let engine = RenderEngine()
         engine.install(try graph.compile(spec: driver.processSpec))
+        // The same state machine as live and play: a lost or stalled device ends
+        // the take (everything before it kept); it never reopens by itself here.
+        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(),
+                                   reopen: { [options] in try DuplexDriver(options: options) })
+        runner.send(.userStart)
+        if runner.isOver {
+            // The take file was never created: with --force an old file is still there, whole.
+            runner.close()
+            try runner.report(quitKey: "Ctrl-C", consequence: "")
+            return
+        }
+        // The file is created (or, with --force, replaced) only once the device runs.
         var recorderOptions = Recorder.Options()
         recorderOptions.frameLimit = duration.map { Int(($0 * Double(granted.sampleRate)).rounded()) }
         let recorder: Recorder
@@ -115,22 +128,11 @@ enum RecordCommand {
             recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: granted.sampleRate,
                                           force: request.force, options: recorderOptions)
         } catch {
-            driver.close()
+            runner.send(.userStop)
+            runner.close()
             throw CommandLineError.runtime(error.description)
         }
-        // The same state machine as live and play: a lost or stalled device ends
-        // the take (everything before it kept); it never reopens by itself here.
-        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(),
-                                   reopen: { [options] in try DuplexDriver(options: options) })
         runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
-        runner.send(.userStart)
-        if runner.isOver {
-            runner.close()
-            recorder.stop(audioHasStopped: true)
-            try? FileManager.default.removeItem(atPath: path)
-            try runner.report(quitKey: "Ctrl-C", consequence: "")
-            return
-        }
         print("busker record: \(granted); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtime?.notice { print("busker record: \(notice)") }
         fflush(nil)
@@ -188,17 +190,28 @@ enum RecordCommand {
         // The file driver always writes an output; here it is only a by-product.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("busker-record-\(getpid())-\(UUID().uuidString).wav").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // Ctrl-C (SIGINT, SIGTERM) ends the input where it is: the take is finalized with what was recorded.
+        StopSignals.install()
+        let taps = TapHolder()
         var options = FileRenderDriver.Options(inputPath: inputPath, outputPath: scratch)
         options.engineRate = engineRate
         options.sampleFormat = .s16
+        options.isCancelled = {
+            guard StopSignals.pending != nil else { return false }
+            // No tail of silence after the last frame read: the take ends here.
+            taps.tap?.disarm()
+            return true
+        }
         var recorder: Recorder?
         let driver = FileRenderDriver(options: options)
+        var cancelled = false
         do {
-            _ = try driver.run { inputChannels, spec in
+            cancelled = try driver.run { inputChannels, spec in
                 let graph = AudioGraph(inputChannelCount: inputChannels)
                 graph.output = graph.input
                 // Offline the tap waits for the writer rather than drop a frame.
                 let tap = RecordingTap(channelCount: channels ?? inputChannels, sampleRate: spec.sampleRate, waitsForWriter: true)
+                taps.tap = tap
                 try tap.install(atEndOf: graph)
                 let plan = try graph.compile(spec: spec)
                 var recorderOptions = Recorder.Options()
@@ -206,19 +219,32 @@ enum RecordCommand {
                 recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: engineRate,
                                               force: request.force, options: recorderOptions)
                 return (plan, 0)
+            }.wasCancelled
+        } catch {
+            // Whatever stopped the run, a take that started is finalized: a valid file with what it holds.
+            if let recorder {
+                let report = recorder.stop(audioHasStopped: true)
+                print("busker record: \(inputPath) → \(report.summary)")
             }
-        } catch let error as RecordingError {
-            throw CommandLineError.runtime(error.description)
-        } catch let error as AudioFileError {
-            if let recorder { recorder.stop(audioHasStopped: true) }
-            throw CommandLineError.runtime(error.description)
+            if let error = error as? RecordingError { throw CommandLineError.runtime(error.description) }
+            if let error = error as? AudioFileError { throw CommandLineError.runtime(error.description) }
+            throw CommandLineError.runtime("recording \(inputPath) failed: \(error)")
         }
         guard let recorder else { return }
         let report = recorder.stop(audioHasStopped: true)
         print("busker record: \(inputPath) → \(report.summary)")
+        if cancelled, let signal = StopSignals.pending {
+            throw CommandLineError.runtime("stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
         if let error = report.error {
             throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
         }
+    }
+
+    /// The offline take's tap, for the cancel check on the reader thread: set
+    /// while the plan is built, before the driver's threads start.
+    private final class TapHolder: @unchecked Sendable {
+        var tap: RecordingTap?
     }
 
     // MARK: Shared with busker live and busker play

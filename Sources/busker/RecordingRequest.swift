@@ -99,9 +99,13 @@ struct RecordingRequest {
 
     /// Where the (first) take goes, checked: the folder exists and takes a
     /// file, an explicit file is new (or `--force`). Call before any device opens.
-    func resolvePath() throws -> String {
+    /// - Parameters:
+    ///   - companions: files written next to each take (`.mid`), held to the same rule.
+    ///   - protecting: files the session reads (the song): never written over, even with `--force`.
+    func resolvePath(companions: [String] = [], protecting: [String] = []) throws -> String {
         do {
-            return try TakeLocation.resolve(explicit: path, format: format, force: force)
+            return try TakeLocation.resolve(explicit: path, format: format, force: force,
+                                            companions: companions, protecting: protecting)
         } catch {
             throw CommandLineError.runtime(error.description)
         }

@@ -15,25 +15,30 @@ final class TakeControl {
     /// Write a .mid next to each take (busker play).
     private let recordsMIDI: Bool
     private let midiLatencyFrames: Int
-    private(set) var recorder: Recorder?
+    /// The take in progress: the master and its stems.
+    private var take: TakeGroup?
+    var recorder: Recorder? { take?.master }
     /// Stems: taps elsewhere in the graph (the dry mic), each recorded next to
     /// the take as `TAKE-NAME.wav`, started and stopped with it.
     typealias Stem = (name: String, tap: RecordingTap)
     var stems: [Stem] = []
-    private var stemRecorders: [Recorder] = []
     private(set) var reports: [TakeReport] = []
     /// The last thing worth telling about takes (a summary, an error), for the screen.
     private(set) var message: String?
     /// Errors that stopped takes, for the exit status.
     private(set) var failures: [String] = []
     private var nextPath: String?
-    private var failureShown = false
+    /// Files the session reads (the song being played): no take file is ever written over one.
+    private let protectedPaths: [String]
 
-    /// - Parameter firstPath: the checked path of the `--record` take, when there is one.
+    /// - Parameters:
+    ///   - firstPath: the checked path of the `--record` take, when there is one.
+    ///   - protecting: files the session reads (busker play's song).
     init(tap: RecordingTap, request: RecordingRequest, firstPath: String?, sampleRate: Int,
-         recordsMIDI: Bool = false, midiLatencyFrames: Int = 0) {
+         recordsMIDI: Bool = false, midiLatencyFrames: Int = 0, protecting: [String] = []) {
         self.tap = tap
         self.request = request
+        protectedPaths = protecting
         self.sampleRate = sampleRate
         self.recordsMIDI = recordsMIDI
         self.midiLatencyFrames = midiLatencyFrames
@@ -47,11 +52,16 @@ final class TakeControl {
                      recordSwitch: sharing?.recordSwitch ?? RecordingSwitch())
     }
 
-    var isRecording: Bool { recorder != nil }
+    var isRecording: Bool { take != nil }
+
+    /// What is written next to each take, by replacing its extension: the MIDI file, the stems.
+    private var companions: [String] {
+        (recordsMIDI ? [".mid"] : []) + stems.map { "-\($0.name)." + request.format.fileExtension }
+    }
 
     /// Starts a take. Later takes get a new dated name next to the first.
     func start() throws(RecordingError) {
-        guard recorder == nil else { return }
+        guard take == nil else { return }
         let path: String
         if let nextPath {
             path = nextPath
@@ -63,9 +73,14 @@ final class TakeControl {
                 folder = FileManager.default.fileExists(atPath: explicit, isDirectory: &isDir) && isDir.boolValue
                     ? explicit : (explicit as NSString).deletingLastPathComponent
             }
-            path = try TakeLocation.resolve(explicit: folder.map { $0.isEmpty ? "." : $0 }, format: request.format, force: false)
+            path = try TakeLocation.resolve(explicit: folder.map { $0.isEmpty ? "." : $0 }, format: request.format, force: false,
+                                            companions: companions)
+        }
+        for file in [path] + TakeLocation.companionPaths(of: path, companions) {
+            if protectedPaths.contains(where: { TakeLocation.isSameFile(file, $0) }) { throw .isSource(path: file) }
         }
         // Stems first, their switch left alone: the master's start arms them all on one block.
+        var stemRecorders: [Recorder] = []
         for stem in stems {
             let stemPath = (path as NSString).deletingPathExtension + "-\(stem.name)." + request.format.fileExtension
             var stemOptions = Recorder.Options()
@@ -75,7 +90,6 @@ final class TakeControl {
                                                         force: nextPath != nil && request.force, options: stemOptions))
             } catch {
                 for stem in stemRecorders { stem.stop() }
-                stemRecorders = []
                 throw error
             }
         }
@@ -83,21 +97,20 @@ final class TakeControl {
         if recordsMIDI { options.midiPath = (path as NSString).deletingPathExtension + ".mid" }
         options.midiLatencyFrames = midiLatencyFrames
         do {
-            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: sampleRate,
-                                          force: nextPath != nil && request.force, options: options)
+            let master = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: sampleRate,
+                                            force: nextPath != nil && request.force, options: options)
+            take = TakeGroup(master: master, stems: stemRecorders)
         } catch {
             for stem in stemRecorders { stem.stop() }
-            stemRecorders = []
             throw error
         }
         nextPath = nil
-        failureShown = false
         message = nil
     }
 
     /// Ctrl-R: starts or stops a take; a take that cannot start says why and the audio goes on.
     func toggle() {
-        if recorder != nil {
+        if take != nil {
             stop()
         } else {
             do {
@@ -109,43 +122,40 @@ final class TakeControl {
     }
 
     /// Ends the current take, if any.
+    /// - Returns: the master's report.
     @discardableResult
     func stop(audioHasStopped: Bool = false) -> TakeReport? {
-        guard let recorder else { return nil }
-        let report = recorder.stop(audioHasStopped: audioHasStopped)
-        self.recorder = nil
-        reports.append(report)
-        for stem in stemRecorders {
-            let stemReport = stem.stop(audioHasStopped: audioHasStopped)
-            reports.append(stemReport)
-            if let error = stemReport.error { failures.append(error.description) }
+        guard let take else { return nil }
+        let takeReports = take.stop(audioHasStopped: audioHasStopped)
+        self.take = nil
+        reports += takeReports
+        for report in takeReports {
+            if let error = report.error { failures.append(error.description) }
         }
-        stemRecorders = []
-        if let error = report.error {
-            failures.append(error.description)
-            message = "REC FAILED: \(error) (\(String(format: "%.1f", report.seconds)) s kept)"
+        let master = takeReports[0]
+        if let failed = takeReports.first(where: { $0.error != nil }), let error = failed.error {
+            message = "REC FAILED: \(error) (\(String(format: "%.1f", master.seconds)) s kept)"
         } else {
-            message = report.summary
+            message = master.summary
         }
-        return report
+        return master
     }
 
-    /// Follows the driver's xruns and notices a take stopped by a write error.
+    /// Follows the driver's xruns and notices a take stopped by a write error:
+    /// a failure in the master or in any stem ends the whole take (they share
+    /// one switch, so the others stopped taking frames with it) and says so.
     /// - Returns: the error line, once, when a take has just failed.
     func poll(xruns: Int) -> String? {
-        guard let recorder else { return nil }
-        recorder.followXruns(total: xruns)
-        for stem in stemRecorders { stem.followXruns(total: xruns) }
-        if let failedStem = stemRecorders.first(where: { $0.hasFailed }), !failureShown {
-            failureShown = true
-            return "recording the stem \(failedStem.path) stopped: \(failedStem.status.error ?? "write error"); the audio goes on"
-        }
-        if recorder.hasFailed && !failureShown {
-            failureShown = true
-            let status = recorder.status
-            return "recording stopped: \(status.error ?? "write error"); \(String(format: "%.1f", Double(status.framesWritten) / Double(sampleRate))) s kept in \(recorder.path); the audio goes on"
-        }
-        return nil
+        guard let take else { return nil }
+        for recorder in take.recorders { recorder.followXruns(total: xruns) }
+        guard let failed = take.failed else { return nil }
+        let isStem = failed !== take.master
+        let error = failed.status.error ?? "write error"
+        let master = stop()
+        let kept = "\(String(format: "%.1f", master?.seconds ?? 0)) s kept in \(master?.path ?? failed.path)"
+        return isStem
+            ? "recording stopped: the stem \(failed.path) failed: \(error); the take ended with it, \(kept); the audio goes on"
+            : "recording stopped: \(error); \(kept); the audio goes on"
     }
 
     /// `● REC 00:12 · 576000 frames`, or the last message, or nil.

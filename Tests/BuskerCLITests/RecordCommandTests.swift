@@ -69,6 +69,69 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertEqual(try copy.readAll(), try source.readAll(), "16-bit in, 16-bit out: every sample")
     }
 
+    /// `busker play song.mid --record song.wav`: the take's MIDI file would be
+    /// song.mid, the song itself: refused with or without --force, in one
+    /// line, before any device opens, and song.mid keeps every byte. Another
+    /// existing .mid is refused as an existing WAV is (unless --force).
+    func testPlayNeverRecordsOverTheSong() throws {
+        let song = folder + "/song.mid"
+        let track: [UInt8] = [0x00, 0x90, 60, 100, 0x83, 0x60, 0x80, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
+        let bytes = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track
+        try Data(bytes).write(to: URL(fileURLWithPath: song))
+        assertOneLineError(try runBusker(["play", song, "--no-tui", "--record", folder + "/song.wav"]), status: 1,
+                           mentioning: "'\(song)' is what is being played")
+        // Another MIDI file next to the take's name is kept the WAV's way: it exists, --force to replace it.
+        let other = folder + "/other.mid"
+        try Data("other".utf8).write(to: URL(fileURLWithPath: other))
+        assertOneLineError(try runBusker(["play", song, "--no-tui", "--record", folder + "/other.wav"]), status: 1,
+                           mentioning: "'\(other)' already exists (use --force")
+        assertOneLineError(try runBusker(["play", song, "--no-tui", "--record", folder + "/song.wav", "--force"]), status: 1,
+                           mentioning: "'\(song)' is what is being played")
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: song))), bytes, "the song keeps every byte")
+        XCTAssertEqual(try String(contentsOfFile: other, encoding: .utf8), "other")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["other.mid", "song.mid"], "no take was started")
+    }
+
+    /// Ctrl-C during an offline recording (an input far too long to finish
+    /// first: a sparse 4 GiB WAV of silence) stops it cleanly: one line says
+    /// so, and the take is finalized, its header counting every frame in it.
+    func testCtrlCFinalizesAnOfflineTake() throws {
+        let input = folder + "/long.wav"
+        let dataBytes: UInt32 = 0xFFFF_0000
+        func le32(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * UInt32($0))) & 0xFF) } }
+        let header = Array("RIFF".utf8) + le32(dataBytes + 36) + Array("WAVEfmt ".utf8) + le32(16)
+            + [1, 0, 1, 0] + le32(8000) + le32(16000) + [2, 0, 16, 0] + Array("data".utf8) + le32(dataBytes)
+        try Data(header).write(to: URL(fileURLWithPath: input))
+        XCTAssertEqual(truncate(input, off_t(header.count) + off_t(dataBytes)), 0)
+        let take = folder + "/cut.wav"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = ["record", take, "--input", "file:\(input)", "--format", "wav16"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Once the take holds a megabyte, the recording is under way.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline,
+              ((try? FileManager.default.attributesOfItem(atPath: take)[.size] as? Int) ?? 0) < 1 << 20 { usleep(10_000) }
+        XCTAssertTrue(process.isRunning, "still recording")
+        process.interrupt()
+        process.waitUntilExit()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationReason, .exit, "SIGINT is caught, not fatal")
+        assertOneLineError(BuskerRun(status: process.terminationStatus, stdout: text, stderr: errors), status: 1, mentioning: "stopped by SIGINT")
+        XCTAssertTrue(text.contains("recorded \(take)"), text)
+        let frames = framesLibsndfileReads(take)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: take)[.size] as? Int)
+        XCTAssertGreaterThanOrEqual(frames, (1 << 20) / 2 - 100)
+        XCTAssertLessThan(frames, Int(dataBytes / 2))
+        XCTAssertLessThan(size - frames * 2, 200, "finalized: the header counts every frame in the file")
+        print("Ctrl-C on an offline take: \(frames) frames kept, \(size) bytes")
+    }
+
     // MARK: In real time, on the virtual sound card
 
     /// Starts busker with `arguments` under the virtual sound card's ALSA configuration.
@@ -213,6 +276,44 @@ final class RecordCommandTests: XCTestCase {
         let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
         XCTAssertTrue(log.contains("recording stopped at") && log.contains("File too large"), log)
         print("file-size limit \(limitKiB) KiB: the take stopped at \(frames) frames (\(size) bytes); the audio went on")
+    }
+
+    /// A file-size limit with --stems: the master (stereo) and the dry-mic
+    /// stem (stereo here) reach it about together, and whichever fails first,
+    /// the whole take ends at once: the status line says REC FAILED (never a
+    /// master still counting on a stopped switch), and each file's summary
+    /// says it stopped early or ended with the one that failed.
+    func testAFailedStemOrMasterEndsTheWholeTake() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-rec-stemfail")
+        defer { try? card.stop() }
+        let take = folder + "/both.wav"
+        let (process, out, err) = try startBusker(["live", "--input", "busker_in", "--output", "busker_out", "--no-tui", "--record", take, "--stems"],
+                                                  card: card, fileSizeLimitKiB: 300)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while text.split(separator: "\n").filter({ $0.contains("REC FAILED") }).count < 2 && Date() < deadline && process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertGreaterThanOrEqual(text.split(separator: "\n").filter { $0.contains("REC FAILED") }.count, 2, text)
+        process.interrupt()
+        process.waitUntilExit()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 1, errors)
+        XCTAssertTrue(errors.hasPrefix("busker live: recording stopped: "), errors)
+        let summaries = text.split(separator: "\n").filter { $0.hasPrefix("busker live: recorded ") }
+        XCTAssertEqual(summaries.count, 2, text)
+        XCTAssertTrue(summaries.allSatisfy { $0.contains("STOPPED EARLY") || $0.contains("ENDED EARLY: its ") }, "\(summaries)")
+        for path in [take, folder + "/both-mic.wav"] {
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            let frames = framesLibsndfileReads(path)
+            XCTAssertGreaterThan(frames, 0)
+            XCTAssertLessThan(size - frames * 6, 200, "\(path): finalized")
+        }
+        print("stem/master file-size limit: \(summaries.joined(separator: " | "))")
     }
 
     /// busker play --record over a short song on the virtual sound card: the

@@ -77,7 +77,10 @@ final class CrashSafetyTests: XCTestCase {
             let result = try WAVRepair.repair(path: path)
             XCTAssertEqual(result.framesBefore, 0)
             XCTAssertEqual(result.framesAfter, frames, "\(channels) ch \(format)")
-            XCTAssertEqual(result.bytesCut, blockAlign - 1)
+            // What was cut is what the file lost; after odd data the first extra byte stays, as the pad byte.
+            let dataBytes0 = frames * blockAlign
+            XCTAssertEqual(result.bytesCut, blockAlign - 1 - (dataBytes0 & 1), "\(channels) ch \(format): a pad byte is not cut")
+            XCTAssertEqual(result.bytesCut, bytes.count - (dataAt + 8 + dataBytes0 + (dataBytes0 & 1)))
             let repaired = try readSoundFile(path)
             XCTAssertEqual(repaired.frames, frames)
             XCTAssertEqual(repaired.samples, original.samples, "\(channels) ch \(format): bit for bit")
@@ -89,6 +92,38 @@ final class CrashSafetyTests: XCTestCase {
             XCTAssertEqual(le32(repairedBytes, dataAt + 4), UInt32(dataBytes))
         }
     }
+
+    /// A complete WAV with metadata after its audio (a LIST chunk, an odd-sized
+    /// id3 chunk, as taggers write): its header is right, so repair leaves
+    /// every byte as it was rather than count the metadata as audio.
+    func testRepairLeavesACompleteWAVWithChunksAfterTheDataAlone() throws {
+        for (channels, frames) in [(2, 1000), (1, 1001)] {
+            let path = folder + "/tagged-\(channels)-\(frames).wav"
+            let writer = try SoundFileWriter(path: path, sampleRate: 48000, channelCount: channels, sampleFormat: .s24)
+            try writer.write(interleaved: knownSignal(frames: frames, channels: channels))
+            try writer.close()
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let dataAt = try XCTUnwrap(findChunk("data", in: bytes))
+            let dataBytes = frames * channels * 3
+            bytes = Array(bytes.prefix(dataAt + 8 + dataBytes + (dataBytes & 1)))
+            let info = Array("INFOINAM".utf8) + [0x06, 0, 0, 0] + Array("Busk!".utf8) + [0]
+            bytes += Array("LIST".utf8) + le32Bytes(UInt32(info.count)) + info
+            bytes += Array("id3 ".utf8) + le32Bytes(7) + [0x49, 0x44, 0x33, 4, 0, 0, 0] + [0]
+            let riffSize = UInt32(bytes.count - 8)
+            for i in 0..<4 { bytes[4 + i] = UInt8((riffSize >> (8 * UInt32(i))) & 0xFF) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(framesOnDisk(path), frames)
+
+            let result = try WAVRepair.repair(path: path)
+            XCTAssertTrue(result.wasLeftAlone)
+            XCTAssertEqual(result.framesBefore, frames)
+            XCTAssertEqual(result.framesAfter, frames, "the metadata is not audio")
+            XCTAssertEqual(result.bytesCut, 0)
+            XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), bytes, "every byte as it was")
+        }
+    }
+
+    private func le32Bytes(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * UInt32($0))) & 0xFF) } }
 
     /// A recorder's RF64 take (a RIFF with the JUNK chunk kept for ds64) whose
     /// data passes 4 GiB (a sparse file): repair turns it into RF64 with the right ds64.

@@ -62,4 +62,28 @@ final class TakeLocationTests: XCTestCase {
         }
         chmod(folder + "/locked", 0o700)
     }
+
+    /// An automatic name is free for the take and its MIDI file both; an
+    /// explicit one whose .mid exists needs force; the song being played is
+    /// refused even with force.
+    func testTakeNamesAvoidTheMIDIFileAndTheSong() throws {
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let name = TakeLocation.datedName(at: date)
+        XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/\(name).mid", contents: Data("old".utf8)))
+        let auto = try TakeLocation.resolve(explicit: folder, format: .wav24, force: false, date: date, companions: [".mid"])
+        XCTAssertEqual(auto, folder + "/\(name)-2.wav", "the pair \(name).wav/.mid is not free")
+
+        let song = folder + "/song.mid"
+        XCTAssertTrue(FileManager.default.createFile(atPath: song, contents: Data("song".utf8)))
+        XCTAssertThrowsError(try TakeLocation.resolve(explicit: folder + "/song.wav", format: .wav24, force: false, companions: [".mid"])) {
+            XCTAssertEqual($0 as? RecordingError, .exists(path: song))
+        }
+        XCTAssertThrowsError(try TakeLocation.resolve(explicit: folder + "/song.wav", format: .wav24, force: true, companions: [".mid"],
+                                                      protecting: [folder + "/./song.mid"])) {
+            XCTAssertEqual($0 as? RecordingError, .isSource(path: song))
+        }
+        XCTAssertEqual(try TakeLocation.resolve(explicit: folder + "/song.wav", format: .wav24, force: true, companions: [".mid"]),
+                       folder + "/song.wav", "another .mid than the song: force overwrites it")
+        XCTAssertEqual(try String(contentsOfFile: song, encoding: .utf8), "song")
+    }
 }
