@@ -18,12 +18,20 @@ public final class DeviceWatcher {
         /// A card appeared: its number and name (`card 1: USB Audio`).
         case cardAppeared(String)
         case cardRemoved(String)
-        /// Every PCM of the watched route opens again.
+        /// Every PCM of the watched route opens again (reported once, when it
+        /// becomes available after not being so: an edge, not a level).
         case routeAvailable
     }
 
     /// Capture (nil: none) and playback PCM names to try while watching; nil when not watching.
-    public var watchedRoute: (capture: String?, playback: String)?
+    public var watchedRoute: (capture: String?, playback: String)? {
+        didSet { routeWasAvailable = false }
+    }
+    /// Whether the watched route opened at the last poll: `routeAvailable`
+    /// is reported on the change to available only, so a route that stays
+    /// available (the session did not restart on it: busy at reopen, or no
+    /// `--auto-resume`) is not announced again every second.
+    private var routeWasAvailable = false
     private let configuration: ALSAConfiguration
     private let calls: PCMCalls
     private let listCards: () -> [Int: String]
@@ -51,7 +59,9 @@ public final class DeviceWatcher {
         knownCards = cards
         if let route = watchedRoute {
             let captureBack = route.capture.map { opens($0, .capture) } ?? true
-            if captureBack && opens(route.playback, .playback) { changes.append(.routeAvailable) }
+            let available = captureBack && opens(route.playback, .playback)
+            if available && !routeWasAvailable { changes.append(.routeAvailable) }
+            routeWasAvailable = available
         }
         return changes
     }

@@ -10,6 +10,11 @@ public struct SessionPolicy: Equatable, Sendable {
     /// `--reconnect`: after the device was lost, keep running and restart on
     /// it when it comes back (never on another device).
     public var reconnect = false
+    /// No screen and no keys (`--no-tui`, no terminal, `busker record`):
+    /// nobody can press space, so an interruption that would wait for the
+    /// key ends the session instead (exit status 1, the take finalized);
+    /// with `--auto-resume` (and the mic live) it still resumes by itself.
+    public var headless = false
     /// A stall (no period at all) that lasts this long is a lost device: a
     /// plugin PCM whose server died blocks forever instead of failing, so
     /// only time tells. The driver first reports a stall at 500 ms.
@@ -18,8 +23,9 @@ public struct SessionPolicy: Equatable, Sendable {
     public var xrunStormCount = 8
     public var xrunStormSeconds = 5
 
-    public init(autoResume: Bool = false, reconnect: Bool = false) {
+    public init(autoResume: Bool = false, reconnect: Bool = false, headless: Bool = false) {
         self.autoResume = autoResume
         self.reconnect = reconnect
+        self.headless = headless
     }
 }

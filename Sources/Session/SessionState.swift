@@ -22,7 +22,8 @@ public enum SessionState: Hashable, Sendable {
     /// Could not start at all.
     case failed(StartFailure)
 
-    /// Stopped or failed: no event changes it any more.
+    /// Stopped or failed: the session is over. (One event still refines a
+    /// song's end: a drain that failed because the device went makes it a loss.)
     public var isFinal: Bool {
         switch self {
         case .stopped, .failed: true

@@ -16,6 +16,10 @@
 /// - An xrun: the driver has recovered it; a storm of them: say so and
 ///   suggest a larger period.
 /// - Every stop, loss and interruption ends every note.
+/// - Headless (`policy.headless`: no screen, no keys) nothing waits for a
+///   key that cannot come: an interruption that would wait for space ends
+///   the session (exit status 1, the take finalized) unless `--auto-resume`
+///   brings audio back by itself.
 public struct SessionStateMachine: Sendable {
     /// The devices the user chose: the only route audio ever starts on.
     public let route: DeviceRoute
@@ -29,6 +33,8 @@ public struct SessionStateMachine: Sendable {
     /// The next state and what to do on the way there. Pure.
     public func transition(from state: SessionState, on event: SessionEvent) -> (SessionState, [SessionEffect]) {
         switch state {
+        case .stopped(.songEnded):
+            return afterSongEnded(event)
         case .stopped, .failed:
             return (state, [])
         case .idle:
@@ -89,6 +95,8 @@ public struct SessionStateMachine: Sendable {
                 (.recovering(micLive: micLive),
                  [.stopAudio, .allNotesOff, .rebuildGraph(format), .tell("the device now runs at \(format); rebuilt for it, restarting on \(route) (--auto-resume)"),
                   .startAudio(route)])
+            } else if policy.headless {
+                end(.interrupted(.formatChanged))
             } else {
                 (.interrupted(.formatChanged, micLive: micLive),
                  [.stopAudio, .allNotesOff, .rebuildGraph(format), .tell("the device now runs at \(format); rebuilt for it, press space to start again")])
@@ -104,11 +112,17 @@ public struct SessionStateMachine: Sendable {
         case .micOn: return (.recovering(micLive: true), [])
         case .micOff: return (.recovering(micLive: false), [])
         case let .formatChanged(format):
-            return (.recovering(micLive: micLive), [.rebuildGraph(format), .tell("the device now runs at \(format); the graph is rebuilt for it")])
+            // Said first: a rebuild that fails ends the session, and the last word must not be "rebuilt".
+            return (.recovering(micLive: micLive), [.tell("the device now runs at \(format); rebuilding the graph for it"), .rebuildGraph(format)])
         case let .startFailed(failure):
             switch failure.kind {
             case .busy:
-                return (.interrupted(.deviceTaken, micLive: micLive), [.stopAudio, .allNotesOff, .tell(failure.message)])
+                if policy.headless && !(policy.autoResume && micLive) {
+                    let (stopped, effects) = end(.interrupted(.deviceTaken))
+                    return (stopped, [.tell(failure.message)] + effects)
+                }
+                // Let go of the devices and watch for them to be free again (said once, or restarted with --auto-resume).
+                return (.interrupted(.deviceTaken, micLive: micLive), [.stopAudio, .allNotesOff, .tell(failure.message), .watchForDevice(route)])
             case .missing:
                 return lost(failure.message, micLive: micLive)
             case .other:
@@ -116,6 +130,7 @@ public struct SessionStateMachine: Sendable {
             }
         case .suspended:
             // A suspend during a resume: no second automatic attempt, ever (no loops).
+            if policy.headless { return end(.interrupted(.suspended)) }
             return (.interrupted(.suspended, micLive: micLive), [.stopAudio, .allNotesOff, .tell("the device was suspended again; press space to start again")])
         default:
             return running(micLive: micLive, event, whileRecovering: true) ?? (.recovering(micLive: micLive), [])
@@ -149,11 +164,15 @@ public struct SessionStateMachine: Sendable {
             if policy.autoResume && micLive {
                 return (.recovering(micLive: micLive), [.reenterTerminal, .tell("continuing: restarting on \(route) (--auto-resume)"), .startAudio(route)])
             }
+            if policy.headless { return end(.interrupted(.processStopped)) }
             return (same, [.reenterTerminal, .tell(micLive ? "continued; audio stays off until you press space (or use --auto-resume)"
                                                           : "continued; audio stays off until you press space")])
         case let .deviceAppeared(name):
             if reason == .deviceTaken && route.involves(name) && policy.autoResume && micLive {
                 return (.recovering(micLive: micLive), [.tell("\(name) is free again; restarting on \(route) (--auto-resume)"), .startAudio(route)])
+            }
+            if reason == .deviceTaken && route.involves(name) {
+                return (same, [.tell("\(name) is free again; press space to start audio on \(route)")])
             }
             return (same, [.tell(appeared(name))])
         case .serverRestarted:
@@ -186,6 +205,17 @@ public struct SessionStateMachine: Sendable {
         }
     }
 
+    /// The song ended and its last notes were drained: a drain that failed
+    /// because the device went turns the song's end into that loss (exit
+    /// status 1). Nothing else changes a stopped session.
+    private func afterSongEnded(_ event: SessionEvent) -> (SessionState, [SessionEffect]) {
+        switch event {
+        case let .deviceLost(what): (.stopped(.deviceLost(what)), [.end(exitStatus: 1)])
+        case let .driverError(what): (.stopped(.error(what)), [.end(exitStatus: 1)])
+        default: (.stopped(.songEnded), [])
+        }
+    }
+
     // MARK: Shared outcomes
 
     /// What the events common to every state where audio may be running do;
@@ -203,6 +233,7 @@ public struct SessionStateMachine: Sendable {
                 return (.recovering(micLive: micLive),
                         [.allNotesOff, .tell("the system suspended the device; resuming on \(route) (--auto-resume)"), .resumeAudio(route)])
             }
+            if policy.headless { return end(.interrupted(.suspended)) }
             return (.interrupted(.suspended, micLive: micLive),
                     [.stopAudio, .allNotesOff, .tell("the system suspended the device; press space to resume")])
         case let .stalled(ms):

@@ -10,12 +10,15 @@ public enum SessionStopReason: Hashable, Sendable, CustomStringConvertible {
     case deviceLost(String)
     /// Any other run-time failure of the device.
     case error(String)
+    /// Headless (no screen, no keys): audio was interrupted and only a key
+    /// could have started it again, so the session ends rather than sit silent.
+    case interrupted(InterruptionReason)
 
     /// 0 when the user (or the song) ended it, 1 when a device did.
     public var exitStatus: Int32 {
         switch self {
         case .user, .signal, .songEnded: 0
-        case .deviceLost, .error: 1
+        case .deviceLost, .error, .interrupted: 1
         }
     }
 
@@ -26,6 +29,7 @@ public enum SessionStopReason: Hashable, Sendable, CustomStringConvertible {
         case .songEnded: "the song ended"
         case let .deviceLost(what): "stopped: device lost: \(what)"
         case let .error(what): "stopped: device error: \(what)"
+        case let .interrupted(reason): "stopped: \(reason), and with no screen there is no key to start audio again"
         }
     }
 }

@@ -37,7 +37,8 @@ enum LiveCommand {
 
     when devices misbehave (Busker never moves the mic to another output by itself):
       --auto-resume          after a suspend or Ctrl-Z, start again by itself if the mic was on
-                             (default: audio stays off until you press space)
+                             (default: audio stays off until you press space; with
+                             --no-tui, where no key can, stop with exit status 1)
       --reconnect            when the device is lost, wait for it and restart on it when it
                              is back (default: stop with exit status 1)
 
@@ -205,9 +206,12 @@ enum LiveCommand {
         }
     }
 
-    /// `--auto-resume` and `--reconnect` (shared with busker play).
+    /// `--auto-resume` and `--reconnect` (shared with busker play). Without a
+    /// screen (`--no-tui`, or no terminal) no key can restart audio: the
+    /// policy is headless.
     static func sessionPolicy(_ args: ArgumentScanner) throws -> SessionPolicy {
-        SessionPolicy(autoResume: args.has("auto-resume"), reconnect: args.has("reconnect"))
+        SessionPolicy(autoResume: args.has("auto-resume"), reconnect: args.has("reconnect"),
+                      headless: args.has("no-tui") || !Terminal.isInteractive)
     }
 
     /// `--limiter-lookahead`, checked, or nil when not given.

@@ -37,7 +37,8 @@ enum PlayCommand {
       --rate HZ              sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; ends with the song, or on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead, 0…5 ms (default 1)
-      --auto-resume          after a suspend or Ctrl-Z, start again by itself (default: wait for space)
+      --auto-resume          after a suspend or Ctrl-Z, start again by itself (default: wait for space;
+                             with --no-tui, stop with exit status 1)
       --reconnect            when the output is lost, wait for it and restart on it (default: exit 1)
 
     tone (as in busker live):
@@ -107,6 +108,12 @@ enum PlayCommand {
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
                                 recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames, protecting: songPath.map { [$0] } ?? [])
         runner.rebuildGraph = { driver in
+            // The sampler's synths, the drum kit and the song's event frames are built for the
+            // launch rate (SamplerNode refuses another); rather than play at the wrong rate, stop.
+            let newRate = driver.granted.sampleRate
+            guard newRate == Int(rate) else {
+                throw CommandLineError.runtime("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(Int(rate)) Hz and cannot change rate midway: start it again")
+            }
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))
             // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.

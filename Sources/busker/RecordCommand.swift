@@ -111,7 +111,8 @@ enum RecordCommand {
         engine.install(try graph.compile(spec: driver.processSpec))
         // The same state machine as live and play: a lost or stalled device ends
         // the take (everything before it kept); it never reopens by itself here.
-        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(),
+        // Headless: no key restarts audio, so an interruption (suspend, Ctrl-Z) ends the take too.
+        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
                                    reopen: { [options] in try DuplexDriver(options: options) })
         runner.send(.userStart)
         if runner.isOver {

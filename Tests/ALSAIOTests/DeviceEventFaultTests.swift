@@ -236,7 +236,13 @@ final class DeviceEventFaultTests: XCTestCase {
             default: return .running(micLive: true)
             }
         case .drain:
-            return .stopped(.songEnded)  // the song had ended; nothing after it changes that
+            // The song had ended; a drain that failed because the device went
+            // (or on an error) makes it a loss or an error: exit status 1, not 0.
+            switch events.last {
+            case .deviceLost(let what)?: return .stopped(.deviceLost(what))
+            case .driverError(let what)?: return .stopped(.error(what))
+            default: return .stopped(.songEnded)
+            }
         }
     }
 

@@ -178,16 +178,23 @@ final class DeviceEventTests: XCTestCase {
     }
 
     /// Ctrl-Z (SIGTSTP) under a running `busker live --no-tui`: audio stops,
-    /// then the process really stops (state T). On SIGCONT it runs again but
-    /// audio stays off (the mic does not come back unasked) until the user
-    /// starts it; with `--auto-resume` it restarts on the same devices.
+    /// then the process really stops (state T). On SIGCONT, with
+    /// `--auto-resume`, it restarts on the same devices. Without it the mic
+    /// does not come back unasked, and headless no key can ask: the session
+    /// ends with one line and exit status 1, the take finalized, instead of
+    /// sitting silent until a signal.
     func testCtrlZStopsTheProcessAndContinueResumesOnlyWhenAsked() throws {
         let card = try VirtualSoundCardFixture(name: "busker-tstp-test")
         defer { try? card.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-tstp-take-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         for autoResume in [false, true] {
+            let takePath = folder.appendingPathComponent("take-\(autoResume).wav").path
             let process = Process()
             process.executableURL = URL(fileURLWithPath: buskerPath)
-            process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out"] + (autoResume ? ["--auto-resume"] : [])
+            process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out", "--record=\(takePath)"]
+                + (autoResume ? ["--auto-resume"] : [])
             var environment = ProcessInfo.processInfo.environment
             environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
             process.environment = environment
@@ -201,15 +208,30 @@ final class DeviceEventTests: XCTestCase {
             XCTAssertEqual(kill(process.processIdentifier, SIGTSTP), 0)
             XCTAssertTrue(wait(for: { processState(process.processIdentifier) == "T" }), "SIGTSTP did not stop the process")
             XCTAssertEqual(kill(process.processIdentifier, SIGCONT), 0)
-            if autoResume {
-                XCTAssertTrue(out.waitFor("audio is back on busker_in → busker_out"), out.text)
-                let after = out.text.count
-                XCTAssertTrue(out.waitFor("] running", after: after), "running again: \(out.text)")
-            } else {
-                XCTAssertTrue(out.waitFor("audio stays off until you press space"), out.text)
-                XCTAssertTrue(out.waitFor("INTERRUPTED: Busker was stopped (Ctrl-Z)"), out.text)
+            guard autoResume else {
+                XCTAssertTrue(wait(for: { !process.isRunning }), "headless, Ctrl-Z then fg left it running silent: \(out.text)")
+                guard !process.isRunning else { continue }
+                process.waitUntilExit()
+                XCTAssertTrue(err.waitForEnd(), "standard error not closed")
+                XCTAssertEqual(process.terminationReason, .exit, "busker crashed")
+                XCTAssertEqual(process.terminationStatus, 1, err.text)
+                let lastLine = err.text.split(separator: "\n").last.map(String.init) ?? ""
+                XCTAssertTrue(lastLine.hasPrefix("busker: stopped: Busker was stopped (Ctrl-Z), and with no screen there is no key to start audio again; the mic is off (--auto-resume restarts by itself)"),
+                              "last line: '\(lastLine)'")
+                XCTAssertFalse(out.text.contains("press space") || err.text.contains("press space"), out.text + err.text)
                 XCTAssertFalse(out.text.contains("audio is back"), out.text)
+                // The take was finalized: a valid WAV whose header accounts for every byte.
+                let take = try SoundFileReader(path: takePath)
+                let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: takePath)[.size] as? Int)
+                let dataBytes = Int(take.frameCount) * take.channelCount * 3
+                print("busker live --no-tui, Ctrl-Z then fg: exit \(process.terminationStatus), take \(take.frameCount) frames, \(size) bytes")
+                XCTAssertGreaterThan(take.frameCount, 0)
+                XCTAssertTrue((size - 512)...size ~= dataBytes, "the header counts \(dataBytes) data bytes of a \(size)-byte file")
+                continue
             }
+            XCTAssertTrue(out.waitFor("audio is back on busker_in → busker_out"), out.text)
+            let after = out.text.count
+            XCTAssertTrue(out.waitFor("] running", after: after), "running again: \(out.text)")
             XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
             XCTAssertTrue(wait(for: { !process.isRunning }), "SIGINT did not end it")
             process.waitUntilExit()
@@ -229,6 +251,46 @@ final class DeviceEventTests: XCTestCase {
     /// (the format change event), and audio restarts on the same devices.
     func testReconnectRebuildsTheGraphWhenTheServerComesBackAtAnotherRate() throws {
         try reconnect(serverComesBackAt: 44100)
+    }
+
+    /// `busker play` is built for one rate (the sampler's synths, the drum
+    /// kit, the song's event frames): when the output comes back at another
+    /// (`--reconnect`, the server restarted at 44.1 kHz), it stops with one
+    /// line and exit status 1 rather than crash or play at the wrong rate.
+    func testPlayStopsWhenTheOutputComesBackAtAnotherRate() throws {
+        let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed")
+        let card = try VirtualSoundCardFixture(name: "busker-play-rate-test")
+        defer { try? card.stop() }
+        let runtime = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let pidFile = runtime + "/busker-virtual-soundcard-\(card.serverName).pid"
+        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: buskerPath)
+        process.arguments = ["play", "--no-tui", "--reconnect", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        process.environment = environment
+        let out = OutputCollector(), err = OutputCollector()
+        process.standardOutput = out.pipe
+        process.standardError = err.pipe
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
+
+        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        XCTAssertTrue(out.waitFor("waiting for busker_out (--reconnect)"), out.text)
+        XCTAssertTrue(try restartServer(card, killed: jackPID, rate: 44100), "the JACK server did not start again")
+        XCTAssertTrue(wait(for: { !process.isRunning }, timeout: 20), "busker play still runs after the output came back at 44.1 kHz: \(out.text)")
+        guard !process.isRunning else { return }
+        process.waitUntilExit()
+        XCTAssertTrue(err.waitForEnd(), "standard error not closed")
+        XCTAssertEqual(process.terminationReason, .exit, "busker crashed: \(err.text)")
+        XCTAssertEqual(process.terminationStatus, 1, err.text)
+        let lastLine = err.text.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(lastLine.contains("the output came back at 44100 Hz; busker play's instruments and song are built for 48000 Hz"),
+                      "last line: '\(lastLine)'")
+        XCTAssertFalse(out.text.contains("audio is back"), "audio restarted at the wrong rate: \(out.text)")
     }
 
     private func reconnect(serverComesBackAt rate: Int) throws {
@@ -259,7 +321,7 @@ final class DeviceEventTests: XCTestCase {
 
         XCTAssertTrue(out.waitFor("busker_out is back; restarting on busker_in → busker_out (--reconnect)"), out.text)
         if rate != 48000 {
-            XCTAssertTrue(out.waitFor("the device now runs at \(rate) Hz, period 64, 2 in / 2 out; the graph is rebuilt for it"), out.text)
+            XCTAssertTrue(out.waitFor("the device now runs at \(rate) Hz, period 64, 2 in / 2 out; rebuilding the graph for it"), out.text)
         } else {
             XCTAssertFalse(out.text.contains("now runs at"), out.text)
         }

@@ -41,8 +41,14 @@ final class SessionRouteSafetyTests: XCTestCase {
     }
 
     private let policies = [SessionPolicy(), SessionPolicy(autoResume: true), SessionPolicy(reconnect: true),
-                            SessionPolicy(autoResume: true, reconnect: true)]
+                            SessionPolicy(autoResume: true, reconnect: true),
+                            SessionPolicy(headless: true), SessionPolicy(autoResume: true, headless: true),
+                            SessionPolicy(autoResume: true, reconnect: true, headless: true)]
 
+    /// The machine only ever names its own route (it has no other): this pins
+    /// that no effect is built from an event's device name. That the runner
+    /// refuses any other route, from an effect or from a reopened driver, is
+    /// tested on the runner itself (`ALSAIOTests.SessionRunnerTests`).
     func testAudioOnlyEverStartsOnTheChosenRoute() {
         for policy in policies {
             let machine = SessionStateMachine(route: chosen, policy: policy)
@@ -138,6 +144,42 @@ final class SessionRouteSafetyTests: XCTestCase {
                 }
                 XCTAssertFalse(edge.effects.contains(where: \.startsAudio))
             }
+        }
+    }
+
+    /// Headless (no screen, no keys): after the one start at launch only
+    /// devices, the driver and signals send events. No state that only a key
+    /// could leave is ever reached, and nothing tells the user to press space.
+    func testHeadlessNeverWaitsForAKey() {
+        let keys: Set<SessionEvent> = [.userStart, .userStop, .micOn, .micOff]
+        let headlessEvents = events.filter { !keys.contains($0) }
+        for policy in policies where policy.headless {
+            let machine = SessionStateMachine(route: chosen, policy: policy)
+            var seen: Set<SessionState> = [.starting]
+            var queue: [SessionState] = [.starting]
+            while let state = queue.popLast() {
+                for event in headlessEvents {
+                    let (next, effects) = machine.transition(from: state, on: event)
+                    let context = "\(state) + \(event) → \(next) (\(policy))"
+                    for case let .tell(text) in effects {
+                        XCTAssertFalse(text.contains("press space"), "\(context): '\(text)'")
+                    }
+                    switch next {
+                    case .interrupted(.stalled, _), .interrupted(.processStopped, _):
+                        break  // periods come back or the stall becomes a loss; SIGCONT comes
+                    case .interrupted(.deviceTaken, _):
+                        // Waited for only when it restarts by itself once free.
+                        XCTAssertTrue(policy.autoResume && next.micLive, context)
+                    case .interrupted:
+                        XCTFail("headless, only a key could leave: \(context)")
+                    default:
+                        break
+                    }
+                    if seen.insert(next).inserted { queue.append(next) }
+                }
+            }
+            XCTAssertTrue(seen.contains(.stopped(.interrupted(.suspended))), "\(policy): \(seen)")
+            XCTAssertEqual(seen.contains(.stopped(.interrupted(.processStopped))), !policy.autoResume, "\(policy): \(seen)")
         }
     }
 }

@@ -90,7 +90,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .micOn: .nothing,
             .micOff: .to(.recovering(micLive: false), []),
             .started: .to(.running(micLive: true), [.tell("audio is back on busker_in → busker_out")]),
-            .startFailed(Fixture.busy): .to(.interrupted(.deviceTaken, micLive: true), [.stopAudio, .allNotesOff, .tell("held by aplay (pid 42)")]),
+            // The devices are let go and watched: said once when free (or restarted on with --auto-resume).
+            .startFailed(Fixture.busy): .to(.interrupted(.deviceTaken, micLive: true),
+                                            [.stopAudio, .allNotesOff, .tell("held by aplay (pid 42)"), .watchForDevice(route)]),
             .startFailed(Fixture.missing): .lostAndExit(Fixture.missing.message),
             .startFailed(Fixture.other): .ended(.error(Fixture.other.message)),
             .xrun(total: 1): .nothing,
@@ -103,7 +105,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("appeared")]),
             .deviceAppeared("hw:9,0"): .to(.recovering(micLive: true), [.tell("appeared")]),
-            .formatChanged(f): .to(.recovering(micLive: true), [.rebuildGraph(f), .tell("now runs at 44100 Hz, period 64, 2 in / 2 out")]),
+            .formatChanged(f): .to(.recovering(micLive: true), [.tell("now runs at 44100 Hz, period 64, 2 in / 2 out; rebuilding"), .rebuildGraph(f)]),
             .serverRestarted: .to(.recovering(micLive: true), [.tell("restarted")]),
             .songEnded: .nothing,
             .signal(.interrupt): .ended(.signal(.interrupt)),
@@ -154,7 +156,9 @@ final class SessionTransitionTableTests: XCTestCase {
         case .processStopped:
             t[.signal(.terminalStop)] = .to(same, [.restoreTerminal, .suspendProcess])
             t[.signal(.continue)] = .to(same, [.reenterTerminal, .tell("audio stays off until you press space")])
-        case .deviceTaken, .formatChanged:
+        case .deviceTaken:
+            t[.deviceAppeared("busker_out")] = .to(same, [.tell("busker_out is free again; press space")])
+        case .formatChanged:
             break
         }
         return t
@@ -185,6 +189,14 @@ final class SessionTransitionTableTests: XCTestCase {
         return t
     }
 
+    /// A song's end drains the last notes: a loss during the drain makes it a loss (exit status 1).
+    private func songEndedTable() -> Table {
+        var t = finalTable()
+        t[.deviceLost(Fixture.lostText)] = .to(.stopped(.deviceLost(Fixture.lostText)), [.end(exitStatus: 1)])
+        t[.driverError("Input/output error")] = .to(.stopped(.error("Input/output error")), [.end(exitStatus: 1)])
+        return t
+    }
+
     /// Every sample state with its default-policy table.
     private func defaultTables() -> [(SessionState, Table)] {
         [
@@ -200,6 +212,7 @@ final class SessionTransitionTableTests: XCTestCase {
             (.interrupted(.formatChanged, micLive: true), interruptedTable(.formatChanged)),
             (.waitingForDevice(lost: "x", micLive: true), waitingTable()),
             (.stopped(.user), finalTable()),
+            (.stopped(.songEnded), songEndedTable()),
             (.stopped(.deviceLost(Fixture.lostText)), finalTable()),
             (.failed(Fixture.busy), finalTable()),
         ]
@@ -220,7 +233,7 @@ final class SessionTransitionTableTests: XCTestCase {
                 pairs += 1
             }
         }
-        XCTAssertEqual(pairs, 14 * 25)
+        XCTAssertEqual(pairs, 15 * 25)
     }
 
     // MARK: --auto-resume --reconnect
@@ -315,5 +328,74 @@ final class SessionTransitionTableTests: XCTestCase {
         assertOutcome(reconnectOnly.transition(from: .interrupted(.processStopped, micLive: true), on: .signal(.continue)),
                       .to(.interrupted(.processStopped, micLive: true), [.reenterTerminal, .tell("--auto-resume")]),
                       from: .interrupted(.processStopped, micLive: true), on: .signal(.continue))
+    }
+
+    // MARK: Headless (--no-tui, busker record)
+
+    /// What `headless` changes: every interruption that would wait for a key
+    /// ends the session instead (exit status 1, the take finalized); every
+    /// other pair is as under the default policy.
+    private func headlessChanges() -> [SessionState: Table] {
+        let suspendedEnd = Expected.ended(.interrupted(.suspended))
+        let formatEnd = Expected.ended(.interrupted(.formatChanged))
+        return [
+            .starting: [.suspended: suspendedEnd],
+            .running(micLive: true): [.suspended: suspendedEnd, .formatChanged(f): formatEnd],
+            .running(micLive: false): [.suspended: suspendedEnd, .formatChanged(f): formatEnd],
+            .recovering(micLive: true): [
+                .suspended: suspendedEnd,
+                // The holder is still named before the end.
+                .startFailed(Fixture.busy): .to(.stopped(.interrupted(.deviceTaken)),
+                                                [.tell("held by aplay (pid 42)"), .stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
+            ],
+            .interrupted(.stalled, micLive: true): [.suspended: suspendedEnd],
+            .interrupted(.processStopped, micLive: true): [.signal(.continue): .ended(.interrupted(.processStopped))],
+        ]
+    }
+
+    func testEveryPairHeadless() {
+        let machine = SessionStateMachine(route: route, policy: SessionPolicy(headless: true))
+        let changes = headlessChanges()
+        var changed = 0
+        for (state, table) in defaultTables() {
+            for event in Fixture.events {
+                let expected = changes[state]?[event] ?? table[event]!
+                if changes[state]?[event] != nil { changed += 1 }
+                assertOutcome(machine.transition(from: state, on: event), expected, from: state, on: event)
+            }
+        }
+        XCTAssertEqual(changed, changes.values.reduce(0) { $0 + $1.count }, "every listed change is a sample pair")
+    }
+
+    /// Headless with `--auto-resume --reconnect`: as with the flags and a
+    /// screen, except where even then the user would have to press space: a
+    /// second suspend during a resume (never retried by itself), and a muted
+    /// mic (never brought back by itself). Those end the session instead.
+    func testEveryPairHeadlessWithAutoResumeAndReconnect() {
+        let withScreen = SessionStateMachine(route: route, policy: Fixture.permissive)
+        var policy = Fixture.permissive
+        policy.headless = true
+        let machine = SessionStateMachine(route: route, policy: policy)
+        let exceptions: [SessionState: Table] = [
+            .recovering(micLive: true): [.suspended: .ended(.interrupted(.suspended))],
+            .running(micLive: false): [.suspended: .ended(.interrupted(.suspended)), .formatChanged(f): .ended(.interrupted(.formatChanged))],
+        ]
+        for (state, _) in defaultTables() {
+            for event in Fixture.events {
+                if let expected = exceptions[state]?[event] {
+                    assertOutcome(machine.transition(from: state, on: event), expected, from: state, on: event)
+                    continue
+                }
+                let a = machine.transition(from: state, on: event), b = withScreen.transition(from: state, on: event)
+                XCTAssertEqual(a.0, b.0, "\(state) + \(event)")
+                XCTAssertEqual(a.1, b.1, "\(state) + \(event)")
+            }
+        }
+    }
+
+    func testAHeadlessStopSaysWhyAndExitsWith1() {
+        let reason = SessionStopReason.interrupted(.processStopped)
+        XCTAssertEqual(reason.exitStatus, 1)
+        XCTAssertEqual(reason.description, "stopped: Busker was stopped (Ctrl-Z), and with no screen there is no key to start audio again")
     }
 }

@@ -1,9 +1,16 @@
-import ALSAIO
 import AudioCore
 import Foundation
 import Session
 
-/// Runs a session on the ALSA driver for `busker live` and `busker play`:
+/// What a session runner needs of a full-screen terminal: give it back
+/// before the process stops (Ctrl-Z), take it again after SIGCONT. While one
+/// is attached, the runner's notices go to the screen instead of standard output.
+public protocol SessionScreen: AnyObject {
+    func enter()
+    func restore()
+}
+
+/// Runs a session on the ALSA driver for `busker live`, `busker play` and `busker record`:
 /// feeds the state machine every event (driver reports, signals, devices
 /// appearing, keys) and carries out the effects it decides — the only place
 /// that starts, stops, resumes or reopens audio.
@@ -11,14 +18,18 @@ import Session
 /// Audio only ever starts on the route the user chose: the driver is opened
 /// (and reopened) from the options given at launch, and a start effect for
 /// any other route is refused.
-final class SessionRunner {
-    let machine: SessionStateMachine
-    let command: String
-    let engine: RenderEngine
-    private(set) var state: SessionState = .idle
-    private(set) var driver: DuplexDriver
+///
+/// It lives here rather than in the executable so that tests drive it on
+/// the real driver with injected faults (`PCMCalls`).
+public final class SessionRunner {
+    public let machine: SessionStateMachine
+    public let command: String
+    public let engine: RenderEngine
+    public private(set) var state: SessionState = .idle
+    public private(set) var driver: DuplexDriver
     private var format: AudioFormat
     private var watch: DriverWatch
+    /// Devices coming and going, polled once a second (`pollDevices()`).
     private let watcher: DeviceWatcher
     private var lastDevicePoll = Date.distantPast
     private let reopen: () throws -> DuplexDriver
@@ -27,25 +38,34 @@ final class SessionRunner {
     private var queued: [SessionEvent] = []
 
     /// The things the machine said, newest last (the screen shows the last).
-    private(set) var notices: [String] = []
+    public private(set) var notices: [String] = []
     /// Set while a screen is up: effects restore and re-enter it.
-    var terminal: Terminal?
+    public var terminal: (any SessionScreen)?
 
     // MARK: Hooks the sessions fill in
     /// Compiles and installs the render graph for the driver's format.
-    var rebuildGraph: (DuplexDriver) throws -> Void = { _ in }
+    public var rebuildGraph: (DuplexDriver) throws -> Void = { _ in }
     /// Ends every sounding note (instruments; the live mic has none).
-    var allNotesOff: () -> Void = {}
+    public var allNotesOff: () -> Void = {}
     /// HOOK (recording, issue 5): closes the recording in progress so the file
     /// holds everything up to the stop or the loss. Runs on every stop and loss.
-    var finalizeRecording: (() -> Void)?
+    public var finalizeRecording: (() -> Void)?
+    /// The job-control and stop signals that arrived since the last poll (the executable's signal handler).
+    private let takeSignals: () -> [ProcessSignal]
+    /// Really stops the process (SIGSTOP to ourselves), as Ctrl-Z means.
+    private let suspendProcess: () -> Void
 
     /// - Parameters:
     ///   - driver: opened on the chosen route (open errors are the command's one-line error).
     ///   - reopen: opens the same route again after a loss (`--reconnect`).
-    init(command: String, driver: DuplexDriver, engine: RenderEngine, policy: SessionPolicy,
-         reopen: @escaping () throws -> DuplexDriver) {
+    ///   - takeSignals: the signals that arrived since the last poll.
+    ///   - suspendProcess: stops the process (Ctrl-Z).
+    public init(command: String, driver: DuplexDriver, engine: RenderEngine, policy: SessionPolicy,
+                takeSignals: @escaping () -> [ProcessSignal], suspendProcess: @escaping () -> Void,
+                reopen: @escaping () throws -> DuplexDriver) {
         self.command = command
+        self.takeSignals = takeSignals
+        self.suspendProcess = suspendProcess
         self.driver = driver
         self.engine = engine
         self.reopen = reopen
@@ -55,15 +75,15 @@ final class SessionRunner {
         watcher = DeviceWatcher(configuration: driver.options.configuration, calls: driver.options.calls)
     }
 
-    static func route(of options: DuplexDriver.Options) -> DeviceRoute {
+    public static func route(of options: DuplexDriver.Options) -> DeviceRoute {
         DeviceRoute(input: options.capturePCM, output: options.playbackPCM)
     }
 
-    var isOver: Bool { state.isFinal }
-    var xruns: Int { xrunsOfClosedDrivers + (driver.isClosed ? 0 : driver.xrunCount) }
+    public var isOver: Bool { state.isFinal }
+    public var xruns: Int { xrunsOfClosedDrivers + (driver.isClosed ? 0 : driver.xrunCount) }
 
     /// The state and its reason, for the screen and the status line.
-    var statusText: String {
+    public var statusText: String {
         if case .interrupted(.stalled, _) = state, let ms = lastStall { return "STALLED: no audio period for \(ms) ms" }
         return state.statusText
     }
@@ -73,7 +93,7 @@ final class SessionRunner {
 
     /// Runs one event through the machine and carries out its effects (and
     /// the events those produce, in order).
-    func send(_ event: SessionEvent) {
+    public func send(_ event: SessionEvent) {
         queued.append(event)
         guard !processing else { return }
         processing = true
@@ -88,33 +108,41 @@ final class SessionRunner {
     }
 
     /// Signals, driver reports and (once a second) devices coming and going.
-    func poll() {
-        for signal in StopSignals.take() { send(.signal(signal)) }
+    public func poll() {
+        for signal in takeSignals() { send(.signal(signal)) }
         if !driver.isClosed {
             for event in watch.poll(driver) { send(event) }
         }
         if Date().timeIntervalSince(lastDevicePoll) >= 1 {
             lastDevicePoll = Date()
-            for change in watcher.poll() {
-                switch change {
-                case let .cardAppeared(name): send(.deviceAppeared(name))
-                case let .cardRemoved(name): tell("a device went away: \(name)")
-                case .routeAvailable: send(.deviceAppeared(machine.route.output))
-                }
-            }
+            pollDevices()
         }
         engine.collectRetiredPlans()
     }
 
+    /// Asks the device watcher what changed and reports it (`poll` does it once a second).
+    public func pollDevices() {
+        for change in watcher.poll() {
+            switch change {
+            case let .cardAppeared(name): send(.deviceAppeared(name))
+            case let .cardRemoved(name): tell("a device went away: \(name)")
+            case .routeAvailable: send(.deviceAppeared(machine.route.output))
+            }
+        }
+    }
+
     // MARK: Effects out
 
-    private func perform(_ effect: SessionEffect) {
+    /// Carries out one effect. The state machine's effects come through
+    /// `send`; this is public so that tests can hand the runner effects no
+    /// machine would make (a start on another route) and see them refused.
+    public func perform(_ effect: SessionEffect) {
         switch effect {
         case let .startAudio(route):
-            guard route == machine.route else { return tell("refused to start on \(route): the chosen route is \(machine.route)") }
+            guard route == machine.route else { return refuse(route) }
             startAudio()
         case let .resumeAudio(route):
-            guard route == machine.route else { return tell("refused to resume on \(route): the chosen route is \(machine.route)") }
+            guard route == machine.route else { return refuse(route) }
             watch.reset()
             do {
                 try driver.resumeAfterSuspend(engine: engine)
@@ -125,7 +153,11 @@ final class SessionRunner {
         case .stopAudio:
             if !driver.isClosed { driver.stop() }
         case .drainAudio:
-            if !driver.isClosed { driver.finish() }
+            // A device lost while the last notes drain is a loss, not a clean end.
+            if !driver.isClosed, let failure = driver.finish(),
+               let event = failure.sessionEvent(capture: driver.options.capturePCM, playback: driver.options.playbackPCM) {
+                send(event)
+            }
         case .allNotesOff:
             allNotesOff()
         case .finalizeRecording:
@@ -134,7 +166,8 @@ final class SessionRunner {
             do {
                 try rebuildGraph(driver)
             } catch {
-                tell("could not rebuild the graph: \(error)")
+                // No graph for the device's format: audio must not start on the old one. The session ends.
+                send(.driverError("\(error)"))
             }
         case let .watchForDevice(route):
             // Let go of the lost devices (a dead server's client, a gone card) and try the chosen ones once a second.
@@ -145,12 +178,20 @@ final class SessionRunner {
         case .reenterTerminal:
             terminal?.enter()
         case .suspendProcess:
-            StopSignals.stopProcess()
+            suspendProcess()
         case let .tell(text):
             tell(text)
         case .end:
             break  // `state` is final; the command prints the last line and exits with its status
         }
+    }
+
+    /// A start on any route but the chosen one fails the start (the session
+    /// ends, exit status 1): audio never comes out of a device the user did not pick.
+    private func refuse(_ route: DeviceRoute) {
+        tell("refused to start on \(route): the chosen route is \(machine.route)")
+        send(.startFailed(StartFailure(kind: .other, device: route.output,
+                                       message: "refused to start on \(route): the chosen route is \(machine.route)")))
     }
 
     /// Opens the route again if it was let go, rebuilds the graph if the
@@ -163,7 +204,7 @@ final class SessionRunner {
                 guard Self.route(of: reopened.options) == machine.route else {
                     reopened.close()
                     return send(.startFailed(StartFailure(kind: .other, device: reopened.options.playbackPCM,
-                                                          message: "refused to start on another route than \(machine.route)")))
+                                                          message: "refused to start on \(Self.route(of: reopened.options)): the chosen route is \(machine.route)")))
                 }
                 driver = reopened
                 watcher.watchedRoute = nil
@@ -177,6 +218,7 @@ final class SessionRunner {
                 format = granted
                 send(.formatChanged(granted))  // queued: runs the rebuild before the start below
                 processQueuedNow()
+                guard !state.isFinal else { return }  // the rebuild failed: nothing starts
             }
         }
         // A stalled loop is still waiting for a period: end it before starting again.
@@ -211,7 +253,7 @@ final class SessionRunner {
     }
 
     /// Closes the devices at the end.
-    func close() {
+    public func close() {
         closeDriver()
         engine.releaseAll()
     }
@@ -222,27 +264,6 @@ final class SessionRunner {
         if terminal == nil {
             print("busker \(command): \(text)")
             fflush(nil)
-        }
-    }
-
-    /// Prints the last line (exit 0) or throws it as the one-line error (exit 1).
-    /// - Parameter consequence: what the loss meant, e.g. "; the mic is off".
-    func report(quitKey: String, consequence: String) throws {
-        switch state {
-        case .stopped(.user):
-            print("busker \(command): stopped (\(quitKey)). xruns: \(xruns)")
-        case let .stopped(.signal(s)):
-            print("busker \(command): stopped by \(s). xruns: \(xruns)")
-        case .stopped(.songEnded):
-            print("busker \(command): the song ended. xruns: \(xruns)")
-        case let .stopped(.deviceLost(what)):
-            throw CommandLineError.runtime("stopped: device lost: \(what)\(consequence). xruns: \(xruns)")
-        case let .stopped(.error(what)):
-            throw CommandLineError.runtime("stopped: device error: \(what)\(consequence). xruns: \(xruns)")
-        case let .failed(failure):
-            throw CommandLineError.runtime(failure.message)
-        default:
-            print("busker \(command): \(state.statusText). xruns: \(xruns)")
         }
     }
 }

@@ -1,4 +1,3 @@
-import ALSAIO
 import Foundation
 import Session
 

@@ -1,0 +1,42 @@
+import ALSAIO
+import AudioCore
+import Foundation
+import Session
+
+/// The executable's side of the session runner (which lives in ALSAIO so
+/// that tests can drive it): the process's signals, the full-screen
+/// terminal, and the last line a command prints or throws.
+extension SessionRunner {
+    /// A runner that takes this process's signals (`StopSignals`) and really stops it on Ctrl-Z.
+    convenience init(command: String, driver: DuplexDriver, engine: RenderEngine, policy: SessionPolicy,
+                     reopen: @escaping () throws -> DuplexDriver) {
+        self.init(command: command, driver: driver, engine: engine, policy: policy,
+                  takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() }, reopen: reopen)
+    }
+
+    /// Prints the last line (exit 0) or throws it as the one-line error (exit 1).
+    /// - Parameter consequence: what the loss meant, e.g. "; the mic is off".
+    func report(quitKey: String, consequence: String) throws {
+        switch state {
+        case .stopped(.user):
+            print("busker \(command): stopped (\(quitKey)). xruns: \(xruns)")
+        case let .stopped(.signal(s)):
+            print("busker \(command): stopped by \(s). xruns: \(xruns)")
+        case .stopped(.songEnded):
+            print("busker \(command): the song ended. xruns: \(xruns)")
+        case let .stopped(.deviceLost(what)):
+            throw CommandLineError.runtime("stopped: device lost: \(what)\(consequence). xruns: \(xruns)")
+        case let .stopped(.error(what)):
+            throw CommandLineError.runtime("stopped: device error: \(what)\(consequence). xruns: \(xruns)")
+        case .stopped(.interrupted):
+            // Headless: nobody could press space. --auto-resume is the way to keep going by itself.
+            throw CommandLineError.runtime("\(state.statusText)\(consequence) (--auto-resume restarts by itself). xruns: \(xruns)")
+        case let .failed(failure):
+            throw CommandLineError.runtime(failure.message)
+        default:
+            print("busker \(command): \(state.statusText). xruns: \(xruns)")
+        }
+    }
+}
+
+extension Terminal: SessionScreen {}
