@@ -116,11 +116,6 @@ enum PlayCommand {
             }
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))
-            // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.
-            if takes.sampleRate != driver.granted.sampleRate {
-                takes.stop(audioHasStopped: true)
-                takes.sampleRate = driver.granted.sampleRate
-            }
         }
         sources.start()
         runner.send(.userStart)

@@ -21,7 +21,9 @@ public final class VirtualSoundCardFixture {
                           "the ALSA jack plugin is not installed (apt-get install libasound2-plugins)")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vsc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        serverName = "\(name)-\(getpid())"
+        // JACK's jack_lsp crashes on server names of 24, 40, 56… characters (the script refuses them).
+        let candidate = "\(name)-\(getpid())"
+        serverName = candidate.count % 16 == 8 ? candidate + "x" : candidate
         let (status, output) = try Self.runScript(["start", "--name", serverName, "--period", String(period),
                                                   "--config", directory.appendingPathComponent("asoundrc").path])
         XCTAssertEqual(status, 0, output)
