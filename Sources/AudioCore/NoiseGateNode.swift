@@ -150,8 +150,11 @@ public final class NoiseGateNode: AudioNode {
         let openLevel = _unsafePerformance { decibelsToGain(thresholdNow) }  // powf: arithmetic only
         let closeLevel = openLevel * _unsafePerformance { decibelsToGain(closeOffset) }
         let floor = readParameter(floorRef)
-        let attackStep = -floor * attackStepPerDB
-        let releaseStep = -floor * releaseStepPerDB
+        // Steps sized so a full glide takes the attack (release) time; at least
+        // 1 dB's worth, so a floor moved to 0 dB still lets the gain move back.
+        let depth = max(-floor, 1)
+        let attackStep = depth * attackStepPerDB
+        let releaseStep = depth * releaseStepPerDB
         let fall = detectorFall
         let channels = output.channelCount
         var env = envelope, gate = state, hold = holdRemaining, db = gainDB, changes = transitionCount

@@ -35,6 +35,22 @@ final class NoiseGateNodeTests: XCTestCase {
         }
     }
 
+    /// A floor raised to 0 dB while the gate is closed lets the gain come back
+    /// to unity (the glide's step was once proportional to the floor: 0 froze it).
+    func testAFloorRaisedToZeroWhileClosedReturnsToUnity() {
+        let gate = NoiseGateNode(thresholdDB: -50, floorDB: -40)
+        let harness = BlockRenderHarness(gate, inputChannelCounts: [1])
+        let quiet = sine(frequency: 440, frames: 24_000) { _ in -62 }
+        let closed = harness.run([[quiet]], blockSize: 64)[0]
+        XCTAssertEqual(rmsDB(closed[19_200...]) - rmsDB(quiet[19_200...]), -40, accuracy: 0.01)
+        gate.floorDB.value = 0
+        let raised = harness.run([[quiet]], blockSize: 64)[0]
+        XCTAssertEqual(rmsDB(raised[19_200...]) - rmsDB(quiet[19_200...]), 0, accuracy: 0.01, "unity once the floor is 0 dB")
+        gate.isOn = false
+        let off = harness.run([[quiet]], blockSize: 64)[0]
+        assertSameSamples(Array(off[4_800...]), Array(quiet[4_800...]), "off: the plain copy takes over")
+    }
+
     /// The opening is quick (1 ms attack) and the closing waits for the hold and then glides.
     func testOpensWithinAMillisecondAndClosesAfterHoldAndRelease() {
         let gate = NoiseGateNode(thresholdDB: -40, floorDB: -40)
