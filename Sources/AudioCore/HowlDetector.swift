@@ -24,7 +24,8 @@ public final class HowlDetector {
     public let binWidth: Float
 
     // MARK: Audio thread only
-    /// The last `frameSize` samples, circular.
+    /// The last `frameSize` samples, circular, stored twice (at i and i + frameSize),
+    /// so the frame in time order is always the contiguous run from `writeIndex`.
     private let history: UnsafeMutablePointer<Float>
     private var writeIndex = 0
     /// Samples pushed since the last analysis.
@@ -86,8 +87,8 @@ public final class HowlDetector {
             (splitCosines + k).initialize(to: Float(cos(2 * Double.pi * Double(k) / Double(n))))
             (splitSines + k).initialize(to: Float(sin(2 * Double.pi * Double(k) / Double(n))))
         }
-        history = .allocate(capacity: n)
-        history.initialize(repeating: 0, count: n)
+        history = .allocate(capacity: 2 * n)
+        history.initialize(repeating: 0, count: 2 * n)
         window = .allocate(capacity: n)
         for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
         real = .allocate(capacity: n)
@@ -145,7 +146,7 @@ public final class HowlDetector {
     /// Forgets the signal and every followed peak.
     /// - Realtime: safe.
     public func reset() {
-        history.update(repeating: 0, count: criteria.frameSize)
+        history.update(repeating: 0, count: 2 * criteria.frameSize)
         writeIndex = 0
         samplesSinceAnalysis = 0
         trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
@@ -162,10 +163,29 @@ public final class HowlDetector {
     /// - Realtime: safe.
     @inline(__always)
     public func push(_ sample: Float) {
+        let n = criteria.frameSize
         history[writeIndex] = sample
+        history[writeIndex + n] = sample
         writeIndex += 1
-        if writeIndex == criteria.frameSize { writeIndex = 0 }
+        if writeIndex == n { writeIndex = 0 }
         samplesSinceAnalysis += 1
+    }
+
+    /// Appends `count` samples (at most `samplesUntilAnalysis` of them, so no
+    /// analysis is skipped), copied in at most two contiguous runs.
+    /// - Realtime: safe.
+    public func push(_ samples: UnsafePointer<Float>, count: Int) {
+        let n = criteria.frameSize
+        var done = 0
+        while done < count {
+            let run = min(count - done, n - writeIndex)
+            (history + writeIndex).update(from: samples + done, count: run)
+            (history + writeIndex + n).update(from: samples + done, count: run)
+            writeIndex += run
+            if writeIndex == n { writeIndex = 0 }
+            done += run
+        }
+        samplesSinceAnalysis += count
     }
 
     /// Analyses the last frame when a hop is complete (else does nothing and
@@ -176,39 +196,87 @@ public final class HowlDetector {
         samplesSinceAnalysis = 0
         framesAnalyzed += 1
         detectionCount = 0
-        computeSpectrum()
-        findCandidates()
+        if computeSpectrum() {
+            findCandidates()
+        } else {
+            candidateCount = 0
+        }
         followCandidates()
         return true
     }
 
-    /// The windowed spectrum of the last frame into `power` and `levelDB`.
+    /// The windowed spectrum of the last frame into `power`. Returns false,
+    /// leaving `power` alone, when the frame is too quiet for any bin to pass
+    /// PTPR: no bin's magnitude exceeds Σ|x[n]·w[n]| (the triangle inequality),
+    /// so when that sum squared is under the threshold (with a margin far
+    /// above the FFT's rounding) there can be no candidate.
     /// - Realtime: safe.
-    private func computeSpectrum() {
+    private func computeSpectrum() -> Bool {
         // The real frame as a complex one of half the length, z[m] = x[2m] + i·x[2m+1]
         // (one FFT of frameSize/2 points instead of frameSize), then split into the
         // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
         // of the even and odd samples, E[k] = (Z[k] + Z*[M−k]) / 2, O[k] = (Z[k] − Z*[M−k]) / 2i.
+        // The windowed samples go straight to their bit-reversed places (no permutation pass).
         let n = criteria.frameSize, m = n / 2
-        for i in 0..<m {
-            var j = writeIndex + 2 * i
-            if j >= n { j -= n }
-            var j1 = j + 1
-            if j1 >= n { j1 -= n }
-            real[i] = history[j] * window[2 * i]
-            imaginary[i] = history[j1] * window[2 * i + 1]
+        let frame = UnsafePointer(history + writeIndex)
+        // Four partial sums (one long chain of dependent additions would take longer than the rest of the loop).
+        var sums = SIMD4<Float>(repeating: 0)
+        var i = 0
+        while i + 2 <= m {
+            let even0 = frame[2 * i] * window[2 * i], odd0 = frame[2 * i + 1] * window[2 * i + 1]
+            let even1 = frame[2 * i + 2] * window[2 * i + 2], odd1 = frame[2 * i + 3] * window[2 * i + 3]
+            let j0 = fft.bitReversedIndex(i), j1 = fft.bitReversedIndex(i + 1)
+            real[j0] = even0
+            imaginary[j0] = odd0
+            real[j1] = even1
+            imaginary[j1] = odd1
+            sums += SIMD4(abs(even0), abs(odd0), abs(even1), abs(odd1))
+            i += 2
         }
-        fft.transform(real: real, imaginary: imaginary)
+        let magnitude = sums.sum()
+        guard magnitude * magnitude * 1.01 >= thresholdPower else { return false }
+        fft.transformBitReversed(real: real, imaginary: imaginary)
+        // Bins 0 and M pair Z[0] with itself; every other k pairs Z[k] with Z[M−k].
+        split(bin: 0, a: 0, b: 0)
         let top = min(m, highBin * 3 + 3)
-        for k in 0...top {
-            let a = k % m, b = (m - k) % m
-            let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
-            let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
-            let c = splitCosines[k], s = splitSines[k]
+        let end = min(top + 1, m)
+        // Four bins at a time: Z[k…k+3] forwards and Z[M−k−3…M−k] reversed; the same arithmetic per lane.
+        typealias Lanes = SIMD4<Float>
+        var k = 1
+        while k + 4 <= end {
+            let ra = load(real + k), ia = load(imaginary + k)
+            let rr = load(real + m - k - 3), ir = load(imaginary + m - k - 3)
+            let rb = Lanes(rr[3], rr[2], rr[1], rr[0]), ib = Lanes(ir[3], ir[2], ir[1], ir[0])
+            let er = (ra + rb) / 2, ei = (ia - ib) / 2
+            let or = (ia + ib) / 2, oi = (rb - ra) / 2
+            let c = load(splitCosines + k), s = load(splitSines + k)
             let xr = er + c * or + s * oi
             let xi = ei + c * oi - s * or
-            power[k] = xr * xr + xi * xi
+            UnsafeMutableRawPointer(power + k).storeBytes(of: xr * xr + xi * xi, as: Lanes.self)
+            k += 4
         }
+        while k < end { split(bin: k, a: k, b: m - k); k += 1 }
+        if top >= m { split(bin: m, a: 0, b: 0) }
+        return true
+    }
+
+    /// Four floats from `p` (any alignment).
+    /// - Realtime: safe.
+    @inline(__always)
+    private func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    /// One bin of the real spectrum from Z[a] and Z[b] (b = M − a, or 0 for bins 0 and M).
+    /// - Realtime: safe.
+    @inline(__always)
+    private func split(bin k: Int, a: Int, b: Int) {
+        let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
+        let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
+        let c = splitCosines[k], s = splitSines[k]
+        let xr = er + c * or + s * oi
+        let xi = ei + c * oi - s * or
+        power[k] = xr * xr + xi * xi
     }
 
     /// A bin's level in dB (relative to a full-scale sine).
@@ -222,14 +290,22 @@ public final class HowlDetector {
     /// - Realtime: safe.
     private func findCandidates() {
         candidateCount = 0
-        var sum: Float = 0
-        for k in lowBin...highBin { sum += power[k] }
+        // Four partial sums: one chain of dependent additions would take longer than the rest.
+        var sums = SIMD4<Float>(repeating: 0)
+        var k = lowBin
+        while k + 4 <= highBin + 1 {
+            sums += UnsafeRawPointer(power + k).loadUnaligned(as: SIMD4<Float>.self)
+            k += 4
+        }
+        var sum = sums.sum()
+        while k <= highBin { sum += power[k]; k += 1 }
         let average = sum / Float(highBin - lowBin + 1)
         let capacity = max(1, criteria.candidatesPerFrame)
+        // PTPR and PAPR as one floor: most bins fail it, in one comparison.
+        let floor = max(thresholdPower, average * paprRatio)
         for k in lowBin...highBin {
             let p = power[k]
-            guard p >= thresholdPower, p > power[k - 1], p >= power[k + 1] else { continue }
-            guard p >= average * paprRatio else { continue }
+            guard p >= floor, p > power[k - 1], p >= power[k + 1] else { continue }
             // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
             // (Below bin 9 the left side stops short of DC: the mean is over the bins there are.)
             var neighbours: Float = 0
