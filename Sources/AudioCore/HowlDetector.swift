@@ -216,32 +216,42 @@ public final class HowlDetector {
         // (one FFT of frameSize/2 points instead of frameSize), then split into the
         // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
         // of the even and odd samples, E[k] = (Z[k] + Z*[M−k]) / 2, O[k] = (Z[k] − Z*[M−k]) / 2i.
-        // The windowed samples go straight to their bit-reversed places (no permutation pass).
-        let n = criteria.frameSize, m = n / 2
-        let frame = UnsafePointer(history + writeIndex)
-        // Four partial sums (one long chain of dependent additions would take longer than the rest of the loop).
-        var sums = SIMD4<Float>(repeating: 0)
-        var i = 0
-        while i + 2 <= m {
-            let even0 = frame[2 * i] * window[2 * i], odd0 = frame[2 * i + 1] * window[2 * i + 1]
-            let even1 = frame[2 * i + 2] * window[2 * i + 2], odd1 = frame[2 * i + 3] * window[2 * i + 3]
-            let j0 = fft.bitReversedIndex(i), j1 = fft.bitReversedIndex(i + 1)
-            real[j0] = even0
-            imaginary[j0] = odd0
-            real[j1] = even1
-            imaginary[j1] = odd1
-            sums += SIMD4(abs(even0), abs(odd0), abs(even1), abs(odd1))
-            i += 2
+        // The windowed samples go straight to their bit-reversed places, through the FFT's first
+        // radix-4 pass on the way (the same arithmetic as `transformBitReversed`'s): the group of
+        // four at bit-reversed place s = rev(p), p < M/4, holds z[p], z[p + M/2], z[p + M/4] and
+        // z[p + 3M/4], so four consecutive p are four groups, a butterfly per SIMD lane.
+        let n = criteria.frameSize, m = n / 2, q = m / 4
+        let frame = history + writeIndex
+        typealias Lanes = SIMD4<Float>
+        var sums = Lanes(repeating: 0)
+        var p = 0
+        while p < q {
+            let (r0, i0) = windowed(frame, p)
+            let (r1, i1) = windowed(frame, p + 2 * q)
+            let (r2, i2) = windowed(frame, p + q)
+            let (r3, i3) = windowed(frame, p + 3 * q)
+            sums += magnitudes(r0) + magnitudes(i0) + magnitudes(r1) + magnitudes(i1)
+            sums += magnitudes(r2) + magnitudes(i2) + magnitudes(r3) + magnitudes(i3)
+            let a0r = r0 + r1, a0i = i0 + i1, a1r = r0 - r1, a1i = i0 - i1
+            let a2r = r2 + r3, a2i = i2 + i3, a3r = r2 - r3, a3i = i2 - i3
+            let y0r = a0r + a2r, y0i = a0i + a2i, y2r = a0r - a2r, y2i = a0i - a2i
+            // The second butterfly's twiddle is −i: −i·(a3r + i·a3i) = a3i − i·a3r.
+            let y1r = a1r + a3i, y1i = a1i - a3r, y3r = a1r - a3i, y3i = a1i + a3r
+            for lane in 0..<4 {
+                let place = fft.bitReversedIndex(p + lane)
+                UnsafeMutableRawPointer(real + place).storeBytes(of: Lanes(y0r[lane], y1r[lane], y2r[lane], y3r[lane]), as: Lanes.self)
+                UnsafeMutableRawPointer(imaginary + place).storeBytes(of: Lanes(y0i[lane], y1i[lane], y2i[lane], y3i[lane]), as: Lanes.self)
+            }
+            p += 4
         }
         let magnitude = sums.sum()
         guard magnitude * magnitude * 1.01 >= thresholdPower else { return false }
-        fft.transformBitReversed(real: real, imaginary: imaginary)
+        fft.finishTransform(real: real, imaginary: imaginary)
         // Bins 0 and M pair Z[0] with itself; every other k pairs Z[k] with Z[M−k].
         split(bin: 0, a: 0, b: 0)
         let top = min(m, highBin * 3 + 3)
         let end = min(top + 1, m)
         // Four bins at a time: Z[k…k+3] forwards and Z[M−k−3…M−k] reversed; the same arithmetic per lane.
-        typealias Lanes = SIMD4<Float>
         var k = 1
         while k + 4 <= end {
             let ra = load(real + k), ia = load(imaginary + k)
@@ -258,6 +268,22 @@ public final class HowlDetector {
         while k < end { split(bin: k, a: k, b: m - k); k += 1 }
         if top >= m { split(bin: m, a: 0, b: 0) }
         return true
+    }
+
+    /// The windowed complex samples z[i…i+3] (real: x[2i…], imaginary: x[2i+1…]) of `frame`.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func windowed(_ frame: UnsafeMutablePointer<Float>, _ i: Int) -> (SIMD4<Float>, SIMD4<Float>) {
+        let a = load(frame + 2 * i) * load(window + 2 * i), b = load(frame + 2 * i + 4) * load(window + 2 * i + 4)
+        return (SIMD4(a[0], a[2], b[0], b[2]), SIMD4(a[1], a[3], b[1], b[3]))
+    }
+
+    /// |v| per lane.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func magnitudes(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        // The sign bit cleared (`pointwiseMax(v, -v)` is a generic call, not inlined).
+        unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & SIMD4(repeating: 0x7fff_ffff), to: SIMD4<Float>.self)
     }
 
     /// Four floats from `p` (any alignment).

@@ -103,7 +103,6 @@ public final class RadixTwoFFT {
                 real[s + 3] = a1r - a3i; imaginary[s + 3] = a1i + a3r
                 s += 4
             }
-            half = 4
         } else {
             // Size 2: one butterfly.
             let r0 = real[0], i0 = imaginary[0]
@@ -111,6 +110,17 @@ public final class RadixTwoFFT {
             real[1] = r0 - real[1]; imaginary[1] = i0 - imaginary[1]
             return
         }
+        finishTransform(real: real, imaginary: imaginary)
+    }
+
+    /// The stages after the first two: for a caller that did the radix-4 pass
+    /// of `transformBitReversed` itself (the howl detector does it while it
+    /// windows its frame, four groups at a time). Size at least 4.
+    /// - Realtime: safe. Arithmetic on caller-owned and preallocated memory only.
+    @_noLocks
+    public func finishTransform(real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {
+        let n = size
+        var half = 4
         typealias Lanes = SIMD4<Float>
         let stride = MemoryLayout<Float>.stride
         // Two stages at a time (halves h and 2h) while two remain: the four quarters of each
