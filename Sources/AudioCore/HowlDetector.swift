@@ -46,6 +46,10 @@ public final class HowlDetector {
     private let splitSines: UnsafeMutablePointer<Float>
     private let lowBin: Int
     private let highBin: Int
+    /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
+    /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
+    /// that get that far (`powerAt`).
+    private let spectrumTop: Int
     /// dB offset that makes a full-scale sine read 0 dB at its peak.
     private let calibrationDB: Float
 
@@ -100,6 +104,7 @@ public final class HowlDetector {
         // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
         lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
+        spectrumTop = min(n / 2, highBin + 9)
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
         thresholdPower = Float(pow(10, Double(criteria.thresholdDB - calibrationDB) / 10))
@@ -249,7 +254,7 @@ public final class HowlDetector {
         fft.finishTransform(real: real, imaginary: imaginary)
         // Bins 0 and M pair Z[0] with itself; every other k pairs Z[k] with Z[M−k].
         split(bin: 0, a: 0, b: 0)
-        let top = min(m, highBin * 3 + 3)
+        let top = spectrumTop
         let end = min(top + 1, m)
         // Four bins at a time: Z[k…k+3] forwards and Z[M−k−3…M−k] reversed; the same arithmetic per lane.
         var k = 1
@@ -284,6 +289,17 @@ public final class HowlDetector {
     private func magnitudes(_ v: SIMD4<Float>) -> SIMD4<Float> {
         // The sign bit cleared (`pointwiseMax(v, -v)` is a generic call, not inlined).
         unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & SIMD4(repeating: 0x7fff_ffff), to: SIMD4<Float>.self)
+    }
+
+    /// Bin `k`'s power (0…frameSize/2), from the split when it is above the bins `computeSpectrum` filled.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func powerAt(_ k: Int) -> Float {
+        if k > spectrumTop {
+            let m = criteria.frameSize / 2
+            if k == m { split(bin: k, a: 0, b: 0) } else { split(bin: k, a: k, b: m - k) }
+        }
+        return power[k]
     }
 
     /// Four floats from `p` (any alignment).
@@ -348,7 +364,7 @@ public final class HowlDetector {
             for halves in 1...6 where halves != 2 && halves != 5 {
                 let centre = (k * halves + 1) / 2
                 if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
-                harmonic = max(harmonic, power[centre - 1], power[centre], power[centre + 1])
+                harmonic = max(harmonic, powerAt(centre - 1), powerAt(centre), powerAt(centre + 1))
             }
             guard p >= harmonic * phprRatio else { continue }
             // Parabolic interpolation on the dB values: sub-bin frequency and peak level.
