@@ -24,7 +24,8 @@ public final class HowlDetector {
     public let binWidth: Float
 
     // MARK: Audio thread only
-    /// The last `frameSize` samples, circular.
+    /// The last `frameSize` samples, circular, stored twice (at i and i + frameSize),
+    /// so the frame in time order is always the contiguous run from `writeIndex`.
     private let history: UnsafeMutablePointer<Float>
     private var writeIndex = 0
     /// Samples pushed since the last analysis.
@@ -45,6 +46,10 @@ public final class HowlDetector {
     private let splitSines: UnsafeMutablePointer<Float>
     private let lowBin: Int
     private let highBin: Int
+    /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
+    /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
+    /// that get that far (`powerAt`).
+    private let spectrumTop: Int
     /// dB offset that makes a full-scale sine read 0 dB at its peak.
     private let calibrationDB: Float
 
@@ -86,8 +91,8 @@ public final class HowlDetector {
             (splitCosines + k).initialize(to: Float(cos(2 * Double.pi * Double(k) / Double(n))))
             (splitSines + k).initialize(to: Float(sin(2 * Double.pi * Double(k) / Double(n))))
         }
-        history = .allocate(capacity: n)
-        history.initialize(repeating: 0, count: n)
+        history = .allocate(capacity: 2 * n)
+        history.initialize(repeating: 0, count: 2 * n)
         window = .allocate(capacity: n)
         for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
         real = .allocate(capacity: n)
@@ -99,6 +104,7 @@ public final class HowlDetector {
         // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
         lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
+        spectrumTop = min(n / 2, highBin + 9)
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
         thresholdPower = Float(pow(10, Double(criteria.thresholdDB - calibrationDB) / 10))
@@ -145,7 +151,7 @@ public final class HowlDetector {
     /// Forgets the signal and every followed peak.
     /// - Realtime: safe.
     public func reset() {
-        history.update(repeating: 0, count: criteria.frameSize)
+        history.update(repeating: 0, count: 2 * criteria.frameSize)
         writeIndex = 0
         samplesSinceAnalysis = 0
         trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
@@ -162,10 +168,29 @@ public final class HowlDetector {
     /// - Realtime: safe.
     @inline(__always)
     public func push(_ sample: Float) {
+        let n = criteria.frameSize
         history[writeIndex] = sample
+        history[writeIndex + n] = sample
         writeIndex += 1
-        if writeIndex == criteria.frameSize { writeIndex = 0 }
+        if writeIndex == n { writeIndex = 0 }
         samplesSinceAnalysis += 1
+    }
+
+    /// Appends `count` samples (at most `samplesUntilAnalysis` of them, so no
+    /// analysis is skipped), copied in at most two contiguous runs.
+    /// - Realtime: safe.
+    public func push(_ samples: UnsafePointer<Float>, count: Int) {
+        let n = criteria.frameSize
+        var done = 0
+        while done < count {
+            let run = min(count - done, n - writeIndex)
+            (history + writeIndex).update(from: samples + done, count: run)
+            (history + writeIndex + n).update(from: samples + done, count: run)
+            writeIndex += run
+            if writeIndex == n { writeIndex = 0 }
+            done += run
+        }
+        samplesSinceAnalysis += count
     }
 
     /// Analyses the last frame when a hop is complete (else does nothing and
@@ -176,39 +201,124 @@ public final class HowlDetector {
         samplesSinceAnalysis = 0
         framesAnalyzed += 1
         detectionCount = 0
-        computeSpectrum()
-        findCandidates()
+        if computeSpectrum() {
+            findCandidates()
+        } else {
+            candidateCount = 0
+        }
         followCandidates()
         return true
     }
 
-    /// The windowed spectrum of the last frame into `power` and `levelDB`.
+    /// The windowed spectrum of the last frame into `power`. Returns false,
+    /// leaving `power` alone, when the frame is too quiet for any bin to pass
+    /// PTPR: no bin's magnitude exceeds Σ|x[n]·w[n]| (the triangle inequality),
+    /// so when that sum squared is under the threshold (with a margin far
+    /// above the FFT's rounding) there can be no candidate.
     /// - Realtime: safe.
-    private func computeSpectrum() {
+    private func computeSpectrum() -> Bool {
         // The real frame as a complex one of half the length, z[m] = x[2m] + i·x[2m+1]
         // (one FFT of frameSize/2 points instead of frameSize), then split into the
         // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
         // of the even and odd samples, E[k] = (Z[k] + Z*[M−k]) / 2, O[k] = (Z[k] − Z*[M−k]) / 2i.
-        let n = criteria.frameSize, m = n / 2
-        for i in 0..<m {
-            var j = writeIndex + 2 * i
-            if j >= n { j -= n }
-            var j1 = j + 1
-            if j1 >= n { j1 -= n }
-            real[i] = history[j] * window[2 * i]
-            imaginary[i] = history[j1] * window[2 * i + 1]
+        // The windowed samples go straight to their bit-reversed places, through the FFT's first
+        // radix-4 pass on the way (the same arithmetic as `transformBitReversed`'s): the group of
+        // four at bit-reversed place s = rev(p), p < M/4, holds z[p], z[p + M/2], z[p + M/4] and
+        // z[p + 3M/4], so four consecutive p are four groups, a butterfly per SIMD lane.
+        let n = criteria.frameSize, m = n / 2, q = m / 4
+        let frame = history + writeIndex
+        typealias Lanes = SIMD4<Float>
+        var sums = Lanes(repeating: 0)
+        var p = 0
+        while p < q {
+            let (r0, i0) = windowed(frame, p)
+            let (r1, i1) = windowed(frame, p + 2 * q)
+            let (r2, i2) = windowed(frame, p + q)
+            let (r3, i3) = windowed(frame, p + 3 * q)
+            sums += magnitudes(r0) + magnitudes(i0) + magnitudes(r1) + magnitudes(i1)
+            sums += magnitudes(r2) + magnitudes(i2) + magnitudes(r3) + magnitudes(i3)
+            let a0r = r0 + r1, a0i = i0 + i1, a1r = r0 - r1, a1i = i0 - i1
+            let a2r = r2 + r3, a2i = i2 + i3, a3r = r2 - r3, a3i = i2 - i3
+            let y0r = a0r + a2r, y0i = a0i + a2i, y2r = a0r - a2r, y2i = a0i - a2i
+            // The second butterfly's twiddle is −i: −i·(a3r + i·a3i) = a3i − i·a3r.
+            let y1r = a1r + a3i, y1i = a1i - a3r, y3r = a1r - a3i, y3i = a1i + a3r
+            for lane in 0..<4 {
+                let place = fft.bitReversedIndex(p + lane)
+                UnsafeMutableRawPointer(real + place).storeBytes(of: Lanes(y0r[lane], y1r[lane], y2r[lane], y3r[lane]), as: Lanes.self)
+                UnsafeMutableRawPointer(imaginary + place).storeBytes(of: Lanes(y0i[lane], y1i[lane], y2i[lane], y3i[lane]), as: Lanes.self)
+            }
+            p += 4
         }
-        fft.transform(real: real, imaginary: imaginary)
-        let top = min(m, highBin * 3 + 3)
-        for k in 0...top {
-            let a = k % m, b = (m - k) % m
-            let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
-            let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
-            let c = splitCosines[k], s = splitSines[k]
+        let magnitude = sums.sum()
+        guard magnitude * magnitude * 1.01 >= thresholdPower else { return false }
+        fft.finishTransform(real: real, imaginary: imaginary)
+        // Bins 0 and M pair Z[0] with itself; every other k pairs Z[k] with Z[M−k].
+        split(bin: 0, a: 0, b: 0)
+        let top = spectrumTop
+        let end = min(top + 1, m)
+        // Four bins at a time: Z[k…k+3] forwards and Z[M−k−3…M−k] reversed; the same arithmetic per lane.
+        var k = 1
+        while k + 4 <= end {
+            let ra = load(real + k), ia = load(imaginary + k)
+            let rr = load(real + m - k - 3), ir = load(imaginary + m - k - 3)
+            let rb = Lanes(rr[3], rr[2], rr[1], rr[0]), ib = Lanes(ir[3], ir[2], ir[1], ir[0])
+            let er = (ra + rb) / 2, ei = (ia - ib) / 2
+            let or = (ia + ib) / 2, oi = (rb - ra) / 2
+            let c = load(splitCosines + k), s = load(splitSines + k)
             let xr = er + c * or + s * oi
             let xi = ei + c * oi - s * or
-            power[k] = xr * xr + xi * xi
+            UnsafeMutableRawPointer(power + k).storeBytes(of: xr * xr + xi * xi, as: Lanes.self)
+            k += 4
         }
+        while k < end { split(bin: k, a: k, b: m - k); k += 1 }
+        if top >= m { split(bin: m, a: 0, b: 0) }
+        return true
+    }
+
+    /// The windowed complex samples z[i…i+3] (real: x[2i…], imaginary: x[2i+1…]) of `frame`.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func windowed(_ frame: UnsafeMutablePointer<Float>, _ i: Int) -> (SIMD4<Float>, SIMD4<Float>) {
+        let a = load(frame + 2 * i) * load(window + 2 * i), b = load(frame + 2 * i + 4) * load(window + 2 * i + 4)
+        return (SIMD4(a[0], a[2], b[0], b[2]), SIMD4(a[1], a[3], b[1], b[3]))
+    }
+
+    /// |v| per lane.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func magnitudes(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        // The sign bit cleared (`pointwiseMax(v, -v)` is a generic call, not inlined).
+        unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & SIMD4(repeating: 0x7fff_ffff), to: SIMD4<Float>.self)
+    }
+
+    /// Bin `k`'s power (0…frameSize/2), from the split when it is above the bins `computeSpectrum` filled.
+    /// - Realtime: safe.
+    @inline(__always)
+    private func powerAt(_ k: Int) -> Float {
+        if k > spectrumTop {
+            let m = criteria.frameSize / 2
+            if k == m { split(bin: k, a: 0, b: 0) } else { split(bin: k, a: k, b: m - k) }
+        }
+        return power[k]
+    }
+
+    /// Four floats from `p` (any alignment).
+    /// - Realtime: safe.
+    @inline(__always)
+    private func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    /// One bin of the real spectrum from Z[a] and Z[b] (b = M − a, or 0 for bins 0 and M).
+    /// - Realtime: safe.
+    @inline(__always)
+    private func split(bin k: Int, a: Int, b: Int) {
+        let er = (real[a] + real[b]) / 2, ei = (imaginary[a] - imaginary[b]) / 2
+        let or = (imaginary[a] + imaginary[b]) / 2, oi = (real[b] - real[a]) / 2
+        let c = splitCosines[k], s = splitSines[k]
+        let xr = er + c * or + s * oi
+        let xi = ei + c * oi - s * or
+        power[k] = xr * xr + xi * xi
     }
 
     /// A bin's level in dB (relative to a full-scale sine).
@@ -222,14 +332,22 @@ public final class HowlDetector {
     /// - Realtime: safe.
     private func findCandidates() {
         candidateCount = 0
-        var sum: Float = 0
-        for k in lowBin...highBin { sum += power[k] }
+        // Four partial sums: one chain of dependent additions would take longer than the rest.
+        var sums = SIMD4<Float>(repeating: 0)
+        var k = lowBin
+        while k + 4 <= highBin + 1 {
+            sums += UnsafeRawPointer(power + k).loadUnaligned(as: SIMD4<Float>.self)
+            k += 4
+        }
+        var sum = sums.sum()
+        while k <= highBin { sum += power[k]; k += 1 }
         let average = sum / Float(highBin - lowBin + 1)
         let capacity = max(1, criteria.candidatesPerFrame)
+        // PTPR and PAPR as one floor: most bins fail it, in one comparison.
+        let floor = max(thresholdPower, average * paprRatio)
         for k in lowBin...highBin {
             let p = power[k]
-            guard p >= thresholdPower, p > power[k - 1], p >= power[k + 1] else { continue }
-            guard p >= average * paprRatio else { continue }
+            guard p >= floor, p > power[k - 1], p >= power[k + 1] else { continue }
             // Neighbours outside the Hann main lobe (±2 bins): 3…8 bins away on each side.
             // (Below bin 9 the left side stops short of DC: the mean is over the bins there are.)
             var neighbours: Float = 0
@@ -246,7 +364,7 @@ public final class HowlDetector {
             for halves in 1...6 where halves != 2 && halves != 5 {
                 let centre = (k * halves + 1) / 2
                 if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
-                harmonic = max(harmonic, power[centre - 1], power[centre], power[centre + 1])
+                harmonic = max(harmonic, powerAt(centre - 1), powerAt(centre), powerAt(centre + 1))
             }
             guard p >= harmonic * phprRatio else { continue }
             // Parabolic interpolation on the dB values: sub-bin frequency and peak level.

@@ -91,6 +91,8 @@ public final class HowlGuardNode: AudioNode {
     private var recoveryMinimumDB: Float = 0
     private var gain: Float = 1
     private var gainStep: Float = 0
+    /// The mono mix of the current stretch of the hop (at most `hopSize` samples), pushed to the detector in one go.
+    private let mono: UnsafeMutablePointer<Float>
 
     /// - Parameters:
     ///   - criteria: the detector's thresholds.
@@ -104,6 +106,8 @@ public final class HowlGuardNode: AudioNode {
             (notchFrequencyBits + i).initialize(to: Atomic(0))
             (notchDepthBits + i).initialize(to: Atomic(0))
         }
+        mono = .allocate(capacity: max(1, criteria.hopSize))
+        mono.initialize(repeating: 0, count: max(1, criteria.hopSize))
         detector = HowlDetector(sampleRate: 48_000, criteria: criteria)
         notches = NotchBank(slotCount: self.slotCount, channelCount: 2, sampleRate: 48_000)
         super.init(name: name)
@@ -114,6 +118,7 @@ public final class HowlGuardNode: AudioNode {
         notchDepthBits.deinitialize(count: slotCount)
         notchFrequencyBits.deallocate()
         notchDepthBits.deallocate()
+        mono.deallocate()
     }
 
     /// On (the default) or bypassed; switching back on starts from a clean state.
@@ -193,13 +198,20 @@ public final class HowlGuardNode: AudioNode {
         while offset < frames {
             let n = min(frames - offset, detector.samplesUntilAnalysis)
             notches.process(output, offset: offset, count: n)
-            for i in offset..<offset + n {
-                var sum: Float = 0
-                for c in 0..<channels { sum += output.channels[c][i] }
-                let mono = sum * scale
-                hopEnergy += mono * mono
-                detector.push(mono)
+            var energy = hopEnergy
+            if channels == 2 {
+                let left = output.channels[0] + offset, right = output.channels[1] + offset
+                for i in 0..<n { mono[i] = (left[i] + right[i]) * scale }
+            } else {
+                for i in 0..<n {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += output.channels[c][offset + i] }
+                    mono[i] = sum * scale
+                }
             }
+            for i in 0..<n { energy += mono[i] * mono[i] }
+            hopEnergy = energy
+            detector.push(mono, count: n)
             if gain != 1 || gainStep != 0 {
                 for i in offset..<offset + n {
                     gain += gainStep
