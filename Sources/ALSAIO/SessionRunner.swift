@@ -47,8 +47,9 @@ public final class SessionRunner {
     public var rebuildGraph: (DuplexDriver) throws -> Void = { _ in }
     /// Ends every sounding note (instruments; the live mic has none).
     public var allNotesOff: () -> Void = {}
-    /// HOOK (recording, issue 5): closes the recording in progress so the file
-    /// holds everything up to the stop or the loss. Runs on every stop and loss.
+    /// Closes the take in progress (the commands' `TakeControl`) so the file
+    /// holds everything up to the stop or the loss. Runs on every stop and loss,
+    /// after the audio has stopped.
     public var finalizeRecording: (() -> Void)?
     /// The job-control and stop signals that arrived since the last poll (the executable's signal handler).
     private let takeSignals: () -> [ProcessSignal]
