@@ -17,8 +17,7 @@ final class DeviceEventTests: XCTestCase {
     func testKillingTheJackServerStopsLiveWithExitStatus1AndDeviceLost() throws {
         let card = try VirtualSoundCardFixture(name: "busker-kill-test")
         defer { try? card.stop() }
-        let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card.serverName).pid"
-        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let jackPID = try jackServerPID(of: card)
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-kill-take-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -100,18 +99,8 @@ final class DeviceEventTests: XCTestCase {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed")
         let card = try VirtualSoundCardFixture(name: "busker-kill-play-test")
         defer { try? card.stop() }
-        let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card.serverName).pid"
-        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["play", "--no-tui", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let jackPID = try jackServerPID(of: card)
+        let (process, out, err) = try launchBusker(["play", "--no-tui", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"], on: card)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker play did not start: \(out.text) \(err.text)")
 
@@ -169,7 +158,7 @@ final class DeviceEventTests: XCTestCase {
         kill $holder
         exit $status
         """
-        let r = try runProcess("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script])
+        let r = try runProgram("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script])
         let holder = try String(contentsOfFile: holderFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let elapsed = (Double(try String(contentsOfFile: timing, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan) / 1e9
         print(String(format: "busker live on a busy device: one-line error after %.3f s (goal < 2 s): %@", elapsed, r.stderr))
@@ -191,17 +180,9 @@ final class DeviceEventTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         for autoResume in [false, true] {
             let takePath = folder.appendingPathComponent("take-\(autoResume).wav").path
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: buskerPath)
-            process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out", "--record=\(takePath)"]
+            let arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out", "--record=\(takePath)"]
                 + (autoResume ? ["--auto-resume"] : [])
-            var environment = ProcessInfo.processInfo.environment
-            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-            process.environment = environment
-            let out = OutputCollector(), err = OutputCollector()
-            process.standardOutput = out.pipe
-            process.standardError = err.pipe
-            try process.run()
+            let (process, out, err) = try launchBusker(arguments, on: card)
             defer { if process.isRunning { kill(process.processIdentifier, SIGCONT); process.terminate() } }
             XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
 
@@ -262,19 +243,8 @@ final class DeviceEventTests: XCTestCase {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed")
         let card = try VirtualSoundCardFixture(name: "busker-play-rate-test")
         defer { try? card.stop() }
-        let runtime = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let pidFile = runtime + "/busker-virtual-soundcard-\(card.serverName).pid"
-        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["play", "--no-tui", "--reconnect", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let jackPID = try jackServerPID(of: card)
+        let (process, out, err) = try launchBusker(["play", "--no-tui", "--reconnect", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums"], on: card)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
 
@@ -296,20 +266,9 @@ final class DeviceEventTests: XCTestCase {
     private func reconnect(serverComesBackAt rate: Int) throws {
         let card = try VirtualSoundCardFixture(name: "busker-reconnect-test")
         defer { try? card.stop() }
-        let runtime = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        let pidFile = runtime + "/busker-virtual-soundcard-\(card.serverName).pid"
-        let jackPID = try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let jackPID = try jackServerPID(of: card)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["live", "--no-tui", "--reconnect", "--input", "busker_in", "--output", "busker_out"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let (process, out, err) = try launchBusker(["live", "--no-tui", "--reconnect", "--input", "busker_in", "--output", "busker_out"], on: card)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
 
@@ -419,23 +378,9 @@ final class DeviceEventTests: XCTestCase {
             return real(pcm, name, stream, mode, conf);
         }
         """.write(to: source, atomically: true, encoding: .utf8)
-        let cc = try runProcess("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"])
+        let cc = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"])
         XCTAssertEqual(cc.status, 0, cc.stderr)
         return library
     }
 
-    private func runProcess(_ path: String, _ arguments: [String]) throws -> BuskerRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return BuskerRun(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                         stderr: String(decoding: e, as: UTF8.self))
-    }
 }
