@@ -51,15 +51,25 @@ final class HowlLoopJackTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let reader = out.fileHandleForReading
+        // A background handler collects the output, so the loop below never blocks on a read and
+        // the deadline always holds (a silent or stuck busker is ended, not waited for).
+        let collected = CollectedOutput()
+        out.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
+        defer { out.fileHandleForReading.readabilityHandler = nil }
         var text = ""
         var connected = false
         var statusLines: [String] = []
+        var consumed = 0
         let deadline = Date().addingTimeInterval(Double(seconds) + 60)
-        while Date() < deadline && process.isRunning {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        while Date() < deadline {
+            let (all, ended) = collected.snapshot()
+            if all.count == consumed {
+                if ended || !process.isRunning { break }
+                usleep(50_000)
+                continue
+            }
+            text += String(decoding: all[consumed...], as: UTF8.self)
+            consumed = all.count
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             statusLines = lines.dropLast().map(String.init).filter { $0.hasPrefix("[") }
             if !connected && statusLines.contains(where: { $0.contains("running") }) {
@@ -75,6 +85,10 @@ final class HowlLoopJackTests: XCTestCase {
             if connected && statusLines.count >= seconds { break }
         }
         process.interrupt()
+        // A busker that does not hear SIGINT within 10 s is killed, so the test cannot hang here either.
+        let exitDeadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < exitDeadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         XCTAssertTrue(connected, "busker live did not start: \(text)")
         let peaks: [Float] = statusLines.compactMap { line in
@@ -116,5 +130,24 @@ final class HowlLoopJackTests: XCTestCase {
         print("bare loop peaks: \(bare.peaks.map { Int($0.rounded()) }) dBFS")
         print("guarded loop peaks: \(guarded.peaks.map { Int($0.rounded()) }) dBFS")
         print("guarded loop, last line: \(guarded.lines.last ?? "")")
+    }
+}
+
+/// Bytes read from a child's pipe on Foundation's reader thread, taken by the test thread.
+private final class CollectedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var ended = false
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        if chunk.isEmpty { ended = true } else { data.append(chunk) }
+        lock.unlock()
+    }
+
+    func snapshot() -> (Data, Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (data, ended)
     }
 }
