@@ -97,7 +97,8 @@ final class HowlGuardRecoveryTests: XCTestCase {
         let signal = howl(seconds: 1, hold: 1.5)
         let node = HowlGuardNode()
         let harness = BlockRenderHarness(node, inputChannelCounts: [1], maximumBlockSize: 64)
-        let switchAt = Int(1.5 * rate)
+        // Switched off a quarter period into a cycle, at the tone's crest (a jump there is largest).
+        let switchAt = Int(1.5 * rate) + 12
         let before = harness.run([[Array(signal[..<switchAt])]], blockSize: 64)[0]
         XCTAssertFalse(node.status().notches.isEmpty, "the guard notched the howl: \(node.status())")
         node.isEnabled = false
