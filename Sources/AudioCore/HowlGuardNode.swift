@@ -21,6 +21,12 @@ import Synchronization
 /// `emergencyFloorHoldSeconds`), so a loop that howls at full gain does not
 /// howl again each time the gain comes back.
 ///
+/// The level tests measure the signal before the emergency gain, which a voice
+/// after a caught howl fills too and the gain cannot turn down. So, below
+/// `emergencyLoudDB`, a level test counts only within `emergencyEvidenceSeconds`
+/// of a detection and only `emergencyRiseDB` above the level at the previous
+/// step, and only a step from exhausted notches or a loud hop sets the floor.
+///
 /// The detector sees the signal after the notches and before the emergency
 /// gain: a notch that was not deep enough shows as a peak that still grows.
 /// It adds no latency: the notches are minimum-phase IIR filters and the
@@ -101,8 +107,8 @@ public final class HowlGuardNode: AudioNode {
     /// The quietest hop since the last emergency step: a howl coming back as the gain recovers rises far above it.
     private var recoveryMinimumDB: Float = 0
     /// The level at the last emergency step (−∞ when the gain is back at 0 dB): a step from a
-    /// level test needs the level to have risen `emergencyRiseDB` above it, so a voice over a
-    /// caught howl, which the gain cannot turn down (it is measured before the gain), costs at most one step.
+    /// level test needs the level to have risen `emergencyRiseDB` above it, so a voice after a
+    /// caught howl, which the gain cannot turn down (it is measured before the gain), cannot step it again and again.
     private var stepLevelDB: Float = -Float.infinity
     private var gain: Float = 1
     private var gainStep: Float = 0
@@ -125,7 +131,8 @@ public final class HowlGuardNode: AudioNode {
         notchBits.deallocate()
     }
 
-    /// On (the default) or bypassed; switching back on starts from a clean state.
+    /// On (the default) or bypassed. Switched off, the notches and the emergency gain release within
+    /// about 50 ms before the input passes untouched; switched back on after that, the guard starts clean.
     /// - Realtime: safe (an atomic), any thread.
     public var isEnabled: Bool {
         get { enabledFlag.load(ordering: .relaxed) }
