@@ -21,6 +21,12 @@ import Synchronization
 /// `emergencyFloorHoldSeconds`), so a loop that howls at full gain does not
 /// howl again each time the gain comes back.
 ///
+/// The level tests measure the signal before the emergency gain, which a voice
+/// after a caught howl fills too and the gain cannot turn down. So, below
+/// `emergencyLoudDB`, a level test counts only within `emergencyEvidenceSeconds`
+/// of a detection and only `emergencyRiseDB` above the level at the previous
+/// step, and only a step from exhausted notches or a loud hop sets the floor.
+///
 /// The detector sees the signal after the notches and before the emergency
 /// gain: a notch that was not deep enough shows as a peak that still grows.
 /// It adds no latency: the notches are minimum-phase IIR filters and the
@@ -48,6 +54,15 @@ public final class HowlGuardNode: AudioNode {
     public static var emergencyIntervalSeconds: Double { 0.1 }
     public static var emergencyFloorHoldSeconds: Double { 30 }
     public static var emergencyFloorReleaseDBPerSecond: Float { 0.2 }
+    /// A step from a level test (climb, return, no relief) needs the level this far above where it was at the previous step.
+    public static var emergencyRiseDB: Float { 3 }
+    /// The climb and return tests count only this long after the detector last found a howl…
+    public static var emergencyEvidenceSeconds: Double { 0.5 }
+    /// …or at any time when the hop (RMS before the gain, dBFS) is louder than this: a loop pinned near the
+    /// limiter's ceiling on a harmonic series the detector rightly does not call a howl; no voice is that loud.
+    public static var emergencyLoudDB: Float { -10 }
+    /// Switched off, the notches and the gain release this fast (dB per analysis hop) before the guard bypasses.
+    public static var switchOffReleaseDBPerHop: Float { 3 }
 
     public let criteria: HowlCriteria
     public let slotCount: Int
@@ -55,9 +70,9 @@ public final class HowlGuardNode: AudioNode {
     // MARK: Shared (atomics)
     private let enabledFlag = Atomic<Bool>(true)
     private let emergencyFlag = Atomic<Bool>(true)
-    /// Per slot: frequency and applied depth as Float bits (allocated at init, never moved).
-    private let notchFrequencyBits: UnsafeMutablePointer<Atomic<UInt32>>
-    private let notchDepthBits: UnsafeMutablePointer<Atomic<UInt32>>
+    /// Per slot: frequency (high 32 bits) and applied depth (low 32 bits) as Float bits, in one
+    /// atomic so a reader never pairs a new frequency with an old depth (allocated at init, never moved).
+    private let notchBits: UnsafeMutablePointer<Atomic<UInt64>>
     private let reductionBits = Atomic<UInt32>(0)
     private let detectionCounter = Atomic<Int>(0)
     private let firstDetection = Atomic<Int>(-1)
@@ -74,14 +89,16 @@ public final class HowlGuardNode: AudioNode {
 
     // MARK: Audio thread only
     private var now = 0
-    private var wasEnabled = true
+    /// Switched off and settled: the input passes through untouched. Switched off but not yet
+    /// settled, the guard keeps running while its notches and gain release (no step in the output).
+    private var bypassed = false
     private var reductionDB: Float = 0
     /// The least reduction the emergency gain recovers to (the last howling gain plus the margin).
     private var floorDB: Float = 0
     private var lastEmergency = Int.min / 2
     /// Sum of squares of this hop's signal (after the notches, before the gain).
     private var hopEnergy: Float = 0
-    /// The level (dB) of the hop in which the current bout of feedback was first found.
+    /// The level (dB) of the loudest hop in which the current bout of feedback was found.
     private var boutLevelDB: Float = 0
     private var lastFound = Int.min / 2
     /// When to check that a loud howl's notch brought the level down (Int.max: nothing pending), and the level then.
@@ -89,6 +106,10 @@ public final class HowlGuardNode: AudioNode {
     private var checkLevelDB: Float = 0
     /// The quietest hop since the last emergency step: a howl coming back as the gain recovers rises far above it.
     private var recoveryMinimumDB: Float = 0
+    /// The level at the last emergency step (−∞ when the gain is back at 0 dB): a step from a
+    /// level test needs the level to have risen `emergencyRiseDB` above it, so a voice after a
+    /// caught howl, which the gain cannot turn down (it is measured before the gain), cannot step it again and again.
+    private var stepLevelDB: Float = -Float.infinity
     private var gain: Float = 1
     private var gainStep: Float = 0
     /// The mono mix of the current stretch of the hop (at most `hopSize` samples), pushed to the detector in one go.
@@ -100,12 +121,8 @@ public final class HowlGuardNode: AudioNode {
     public init(name: String = "howl guard", criteria: HowlCriteria = HowlCriteria(), slotCount: Int = NotchBank.defaultSlotCount) {
         self.criteria = criteria
         self.slotCount = max(1, slotCount)
-        notchFrequencyBits = .allocate(capacity: self.slotCount)
-        notchDepthBits = .allocate(capacity: self.slotCount)
-        for i in 0..<self.slotCount {
-            (notchFrequencyBits + i).initialize(to: Atomic(0))
-            (notchDepthBits + i).initialize(to: Atomic(0))
-        }
+        notchBits = .allocate(capacity: self.slotCount)
+        for i in 0..<self.slotCount { (notchBits + i).initialize(to: Atomic(0)) }
         mono = .allocate(capacity: max(1, criteria.hopSize))
         mono.initialize(repeating: 0, count: max(1, criteria.hopSize))
         detector = HowlDetector(sampleRate: 48_000, criteria: criteria)
@@ -114,14 +131,13 @@ public final class HowlGuardNode: AudioNode {
     }
 
     deinit {
-        notchFrequencyBits.deinitialize(count: slotCount)
-        notchDepthBits.deinitialize(count: slotCount)
-        notchFrequencyBits.deallocate()
-        notchDepthBits.deallocate()
+        notchBits.deinitialize(count: slotCount)
+        notchBits.deallocate()
         mono.deallocate()
     }
 
-    /// On (the default) or bypassed; switching back on starts from a clean state.
+    /// On (the default) or bypassed. Switched off, the notches and the emergency gain release within
+    /// about 50 ms before the input passes untouched; switched back on after that, the guard starts clean.
     /// - Realtime: safe (an atomic), any thread.
     public var isEnabled: Bool {
         get { enabledFlag.load(ordering: .relaxed) }
@@ -170,7 +186,7 @@ public final class HowlGuardNode: AudioNode {
         recoveryMinimumDB = 0
         gain = 1
         gainStep = 0
-        wasEnabled = enabledFlag.load(ordering: .relaxed)
+        stepLevelDB = -Float.infinity
         firstDetection.store(-1, ordering: .relaxed)
         lastDetection.store(Int.min / 2, ordering: .relaxed)
         publish()
@@ -187,11 +203,23 @@ public final class HowlGuardNode: AudioNode {
             for i in 0..<frames { destination[i] = source[i] }
         }
         let enabled = enabledFlag.load(ordering: .relaxed)
-        if enabled != wasEnabled {
+        if bypassed {
+            guard enabled else { return }
+            // Switched back on: from a clean state.
             reset()
-            wasEnabled = enabled
+            bypassed = false
+        } else if !enabled && gain == 1 && gainStep == 0 && reductionDB == 0 && notches.activeCount == 0 {
+            // Switched off and every notch and the gain have released: pass the input through untouched.
+            reset()
+            bypassed = true
+            return
         }
-        guard enabled else { return }
+        // A NaN or infinity (a broken source upstream) would poison the notches' state and the
+        // detector's history for seconds: it becomes silence here.
+        for c in 0..<output.channelCount {
+            let destination = output.channels[c]
+            for i in 0..<frames where !destination[i].isFinite { destination[i] = 0 }
+        }
         let channels = output.channelCount
         let scale = 1 / Float(channels)
         var offset = 0
@@ -230,50 +258,81 @@ public final class HowlGuardNode: AudioNode {
     private func respond() {
         let hop = criteria.hopSize
         let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
+        let seconds = Float(Double(hop) / rate)
+        if !enabledFlag.load(ordering: .relaxed) {
+            // Switched off: release every notch and lift the gain within a few hops, then `render` bypasses.
+            hopEnergy = 0
+            notches.releaseAll()
+            notches.update(now: now, elapsedSamples: hop)
+            floorDB = 0
+            reductionDB = max(0, reductionDB - HowlGuardNode.switchOffReleaseDBPerHop)
+            rampGain()
+            publish()
+            return
+        }
         var emergency = false
+        // The notches could do no more for a howl the detector found: evidence that the loop howls at this gain.
+        var exhausted = false
         let levelDB = 10 * log10f(hopEnergy / Float(hop) + 1e-20)
         hopEnergy = 0
         let warning = Int(HowlGuardNode.warningSeconds * rate)
-        if detector.detectionCount > 0 && now - lastFound > warning && reductionDB == 0 { boutLevelDB = levelDB }
-        // In a bout (a howl found lately, or the gain still down from one): a climb means the loop still howls,
-        // perhaps on a whole harmonic series that the detector rightly does not call a howl.
-        if (now - lastFound <= warning || reductionDB > 0) && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
-            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        let checkSamples = Int(HowlGuardNode.emergencyCheckSeconds * rate)
+        // The bout's reference: the loudest hop in which the detector found a howl (a new bout starts afresh).
+        // A climb over the howl's own level is the loop still howling; a voice after a caught howl seldom is.
+        if detector.detectionCount > 0 {
+            boutLevelDB = now - lastFound > warning && reductionDB == 0 ? levelDB : max(boutLevelDB, levelDB)
+        }
+        // The level is measured before the gain, so whatever the gain cannot turn down (a voice over
+        // a caught howl) would trigger every level test again and again: each level test needs the
+        // level to have risen since the last step.
+        // A hop within a few dB of the limiter's ceiling is no voice: there the tests act as they always did.
+        let loud = levelDB > HowlGuardNode.emergencyLoudDB
+        let rising = loud || levelDB > stepLevelDB + HowlGuardNode.emergencyRiseDB
+        // The level tests count only shortly after a detection: later, a loud hop is more likely a
+        // voice than a howl, and a howl that comes back is found again (and then the notches say
+        // whether they can take it).
+        let evidence = loud || now - lastFound <= Int(HowlGuardNode.emergencyEvidenceSeconds * rate)
+        // A climb in a bout means the loop still howls, perhaps on a whole harmonic series that the detector
+        // rightly does not call a howl.
+        if evidence && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB && rising { emergency = true }
         recoveryMinimumDB = min(recoveryMinimumDB, levelDB)
-        if reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
-            && levelDB > HowlGuardNode.emergencyClimbFloorDB { emergency = true }
+        if evidence && reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
+            && levelDB > HowlGuardNode.emergencyClimbFloorDB && rising { emergency = true }
         if now >= checkAt {
             // The notches had their chance: a loud howl that did not give way needs the gain.
-            if levelDB > checkLevelDB - HowlGuardNode.emergencyReliefDB { emergency = true }
+            if levelDB > checkLevelDB - HowlGuardNode.emergencyReliefDB && rising { emergency = true }
             checkAt = Int.max
         }
         if detector.detectionCount > 0 {
             lastFound = now
             if levelDB > HowlGuardNode.emergencyClimbFloorDB && checkAt == Int.max {
-                checkAt = now + Int(HowlGuardNode.emergencyCheckSeconds * rate)
+                checkAt = now + checkSamples
                 checkLevelDB = levelDB
             }
         }
         for d in 0..<detector.detectionCount {
             let found = detector.detections[d]
-            let full = notches.activeCount == notches.slotCount
             switch notches.notch(frequency: found.frequency, at: now) {
-            case .exhausted: emergency = true
-            case .placed: if full { emergency = true }
-            case .deepened: break
+            case .exhausted: emergency = true; exhausted = true
+            case .placed, .deepened: break
             }
             detectionCounter.add(1, ordering: .relaxed)
             if firstDetection.load(ordering: .relaxed) < 0 { firstDetection.store(now, ordering: .relaxed) }
             lastDetection.store(now, ordering: .relaxed)
         }
         notches.update(now: now, elapsedSamples: hop)
-        let seconds = Float(Double(hop) / rate)
         let ready = Double(now - lastEmergency) >= HowlGuardNode.emergencyIntervalSeconds * rate
         if emergency && ready && emergencyFlag.load(ordering: .relaxed) {
-            floorDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyMarginDB)
+            // Only a step the detector backs (a howl it found that the notches could not take) or a loud hop
+            // sets the floor: a quieter step from a level test may be a voice, and recovers fully after the hold.
+            if exhausted || loud {
+                floorDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyMarginDB)
+            }
             reductionDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyStepDB)
             lastEmergency = now
             recoveryMinimumDB = levelDB
+            stepLevelDB = levelDB
         } else if reductionDB > 0 {
             let quiet = Double(now - lastEmergency) / rate
             if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
@@ -282,12 +341,18 @@ public final class HowlGuardNode: AudioNode {
             if quiet > HowlGuardNode.emergencyHoldSeconds {
                 reductionDB = max(floorDB, reductionDB - HowlGuardNode.emergencyReleaseDBPerSecond * seconds)
             }
+            if reductionDB == 0 { stepLevelDB = -Float.infinity }
         }
-        // Ramp to the new gain over the next hop, sample by sample.
-        let target: Float = reductionDB > 0 ? powf(10, -reductionDB / 20) : 1
-        gainStep = (target - gain) / Float(hop)
-        if abs(target - gain) < 1e-7 { gain = target; gainStep = 0 }
+        rampGain()
         publish()
+    }
+
+    /// Sets the gain to ramp, sample by sample over the next hop, to the one `reductionDB` asks for.
+    /// - Realtime: safe.
+    private func rampGain() {
+        let target: Float = reductionDB > 0 ? powf(10, -reductionDB / 20) : 1
+        gainStep = (target - gain) / Float(criteria.hopSize)
+        if abs(target - gain) < 1e-5 { gain = target; gainStep = 0 }  // −100 dB: lands exactly despite rounding in the ramp
     }
 
     /// Stores the notch bank's state and the gain reduction for `status()`.
@@ -295,8 +360,8 @@ public final class HowlGuardNode: AudioNode {
     private func publish() {
         for i in 0..<slotCount {
             let depth = i < notches.slotCount ? notches.depths[i] : 0
-            notchFrequencyBits[i].store(notches.frequencies[min(i, notches.slotCount - 1)].bitPattern, ordering: .relaxed)
-            notchDepthBits[i].store(depth.bitPattern, ordering: .relaxed)
+            let frequency = notches.frequencies[min(i, notches.slotCount - 1)]
+            notchBits[i].store(UInt64(frequency.bitPattern) << 32 | UInt64(depth.bitPattern), ordering: .relaxed)
         }
         reductionBits.store(reductionDB.bitPattern, ordering: .relaxed)
         publishedTime.store(now, ordering: .relaxed)
@@ -307,9 +372,10 @@ public final class HowlGuardNode: AudioNode {
     public func status() -> HowlGuardStatus {
         var list: [HowlGuardStatus.Notch] = []
         for i in 0..<slotCount {
-            let depth = Float(bitPattern: notchDepthBits[i].load(ordering: .relaxed))
+            let bits = notchBits[i].load(ordering: .relaxed)
+            let depth = Float(bitPattern: UInt32(truncatingIfNeeded: bits))
             if depth > 0 {
-                list.append(.init(frequency: Float(bitPattern: notchFrequencyBits[i].load(ordering: .relaxed)), depthDB: depth))
+                list.append(.init(frequency: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), depthDB: depth))
             }
         }
         list.sort { $0.frequency < $1.frequency }

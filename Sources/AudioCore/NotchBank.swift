@@ -5,7 +5,11 @@
 /// Depth moves towards its target by at most `depthStepDB` per update (one
 /// update per analysis hop), so a notch opens or closes in steps too small
 /// to click. A slot whose howl has not come back for `holdSeconds` lets its
-/// depth fall by `releaseDBPerSecond`, and is free again at 0 dB.
+/// depth fall by `releaseDBPerSecond`, and is free again at 0 dB. When every
+/// slot is taken, a new howl does not tear a live notch out (a step in the
+/// output, and its old howl back at once): the shallowest slot is released
+/// at `depthStepDB` per update and reused once it reaches 0 dB; meanwhile the
+/// bank says `.exhausted` so the guard's emergency gain covers.
 ///
 /// - Realtime: `init` allocates (control thread); everything else is safe.
 public final class NotchBank {
@@ -78,6 +82,12 @@ public final class NotchBank {
         for i in 0..<slotCount * channelCount { states[i] = BiquadState() }
     }
 
+    /// Lets every notch go: each depth falls `depthStepDB` per update to 0 dB (the guard switched off).
+    /// - Realtime: safe.
+    public func releaseAll() {
+        for i in 0..<slotCount { targets[i] = 0 }
+    }
+
     /// Slots in use (depth or target above 0).
     /// - Realtime: safe.
     public var activeCount: Int {
@@ -92,13 +102,14 @@ public final class NotchBank {
         case placed(slot: Int)
         /// The slot already there goes deeper.
         case deepened(slot: Int)
-        /// The slot there is already at full depth: the notches cannot do more.
+        /// The slot there is already at full depth, or every slot is taken (the
+        /// shallowest, `slot`, is being released for later use): the notches cannot do more now.
         case exhausted(slot: Int)
     }
 
     /// Notches `frequency` at sample time `now`: deepens the slot already
-    /// within half a notch bandwidth of it, or takes a free slot, or the
-    /// shallowest one when all are taken.
+    /// within half a notch bandwidth of it, or takes a free slot; when all are
+    /// taken, starts releasing the shallowest one and says `.exhausted`.
     /// - Realtime: safe.
     public func notch(frequency: Float, at now: Int) -> Action {
         var nearest = -1
@@ -118,8 +129,14 @@ public final class NotchBank {
         var slot = -1
         for i in 0..<slotCount where depths[i] == 0 && targets[i] == 0 { slot = i; break }
         if slot < 0 {
+            // Every slot is busy: release the shallowest smoothly (one already releasing has target 0,
+            // so it stays the one chosen) and let the emergency gain cover until it is free.
             var shallowest = Float.infinity
-            for i in 0..<slotCount where targets[i] < shallowest { slot = i; shallowest = targets[i] }
+            for i in 0..<slotCount where targets[i] < shallowest || (targets[i] == shallowest && depths[i] < depths[slot]) {
+                slot = i; shallowest = targets[i]
+            }
+            targets[slot] = 0
+            return .exhausted(slot: slot)
         }
         frequencies[slot] = frequency
         // A new notch starts from 0 dB applied and steps down to its target; fresh state.
@@ -171,6 +188,10 @@ public final class NotchBank {
                 for c in 0..<channels {
                     filter.process(block.channels[c] + offset, count: count, state: &states[i * channelCount + c])
                 }
+            }
+            // A state that overflowed (or met a non-finite sample) would poison every later sample: start it afresh.
+            for c in 0..<channels where !(states[i * channelCount + c].z1.isFinite && states[i * channelCount + c].z2.isFinite) {
+                states[i * channelCount + c] = BiquadState()
             }
         }
     }

@@ -33,7 +33,8 @@ enum BenchCommand {
       --voice-cleanup    with the noise gate, the compressor and voice processing on
       --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
       --howl             only the howl guard: added stable gain and detection
-                         time in the feedback simulator (--seconds: run length, default 12)
+                         time in the feedback simulator (--seconds 4…600: run length,
+                         default 12; no other option goes with it)
       --help             show this help
     """
 
@@ -44,6 +45,12 @@ enum BenchCommand {
             return
         }
         if args.has("howl") {
+            // The howl bench runs the feedback simulator only: an option for the chain bench would be silently ignored.
+            let ignored = ["period", "runs", "file-period", "input"].filter { args.string($0) != nil }
+                + ["no-howl-guard", "no-sox", "nodes", "voice-cleanup"].filter { args.has($0) }
+            if let first = ignored.first {
+                throw CommandLineError.usage("--\(first) does not go with --howl (it takes only --seconds)")
+            }
             try HowlBench.run(seconds: Double(try args.int("seconds", in: 4...600) ?? 12))
             return
         }

@@ -65,4 +65,41 @@ final class HowlNotchBankTests: XCTestCase {
         XCTAssertEqual(bank.activeCount, 0, "free again")
         XCTAssertEqual(responseDB(of: bank, at: [700])[0], 0, accuracy: 0.01)
     }
+
+    func testWhenEverySlotIsTakenANewHowlReleasesTheShallowestSmoothlyInsteadOfTearingItOut() {
+        let bank = NotchBank(channelCount: 1, sampleRate: rate)
+        // Twelve notches; the one at 500 Hz is the shallowest (the others deepened once).
+        let frequencies: [Float] = (0..<bank.slotCount).map { 500 + 300 * Float($0) }
+        for f in frequencies { _ = bank.notch(frequency: f, at: 0) }
+        for f in frequencies.dropFirst() { _ = bank.notch(frequency: f, at: 0) }
+        settle(bank, now: 0)
+        // A 500 Hz tone through the bank, one 256-sample hop at a time; the 13th howl comes at hop 10.
+        let hop = 256, hops = 40
+        let buffer = AudioBuffer(channelCount: 1, capacity: hop)
+        var output: [Float] = []
+        var actions: [NotchBank.Action] = []
+        var depthRightAfter: Float = -1
+        for h in 0..<hops {
+            for i in 0..<hop { buffer[0][i] = 0.5 * sinf(2 * Float.pi * 500 * Float(h * hop + i) / Float(rate)) }
+            if h == 10 {
+                actions.append(bank.notch(frequency: 9000, at: h * hop))
+                depthRightAfter = bank.depths[0]
+            }
+            if h == 30 { actions.append(bank.notch(frequency: 9000, at: h * hop)) }
+            bank.update(now: h * hop, elapsedSamples: hop)
+            bank.process(buffer.block(frames: hop), offset: 0, count: hop)
+            output += UnsafeBufferPointer(start: buffer[0], count: hop)
+        }
+        var largest: Float = 0
+        for i in (8 * hop)..<(hops * hop) { largest = max(largest, abs(output[i] - output[i - 1])) }
+        let natural = 0.5 * 2 * Float.pi * 500 / Float(rate)
+        print("full bank: actions \(actions); depth right after \(depthRightAfter) dB; largest step \(largest) (tone's own \(natural))")
+        XCTAssertEqual(actions, [.exhausted(slot: 0), .placed(slot: 0)], "released first, reused once free")
+        XCTAssertEqual(depthRightAfter, bank.initialDepthDB, "the live notch is not torn out")
+        // The bank's own 3 dB depth steps move a tone at the notch by at most 0.5 · (1 − 10^(−3/20)) in one
+        // sample; tearing the 12 dB notch out would jump it by 0.5 · (1 − 10^(−12/20)) ≈ 0.37.
+        let oneStep = 0.5 * (1 - powf(10, -3 / 20))
+        XCTAssertLessThan(largest, natural + oneStep, "no larger step than the bank's own depth steps")
+        XCTAssertEqual(bank.frequencies[0], 9000)
+    }
 }
