@@ -26,7 +26,7 @@ final class HowlDetectorRateTests: XCTestCase {
     }
 
     func testAGrowingHowlIsFoundFromTheBassUpAtTheSameTimeAtEveryRate() {
-        let frequencies: [Double] = [80, 100, 120, 150, 1000]
+        let frequencies: [Double] = [60, 80, 100, 120, 150, 1000]
         let rates: [Double] = [44_100, 48_000, 96_000]
         var lines: [String] = []
         for frequency in frequencies {
