@@ -16,11 +16,19 @@
 ///
 /// Levels are in dB relative to a full-scale sine (a sine of amplitude A reads
 /// 20·log10 A at its peak bin).
+///
+/// Frame counts and slopes per frame are given for 48 kHz; `HowlDetector` converts
+/// them to its rate (frames × rate / 48 kHz, slopes the other way), so each window
+/// lasts the same time at 44.1 or 96 kHz. Bin counts stay bins: the frame is scaled
+/// so a bin is 21–23 Hz wide at every rate.
 public struct HowlCriteria: Sendable, Equatable {
     /// Analysis frame and hop, in samples (2048 and 256 at 48 kHz: 23 Hz bins, a frame every 5.3 ms).
+    /// The frame is for 48 kHz: the detector scales it to its rate, to the next power of two (2048 at
+    /// 44.1 kHz, 4096 at 96 kHz). The hop stays this many samples at every rate (the guard sizes its
+    /// buffers by it).
     public var frameSize = 2048
     public var hopSize = 256
-    /// The band searched for howls, in Hz.
+    /// The band searched for howls, in Hz (its bottom at least 3 bins up: 64–70 Hz at 44.1, 48 and 96 kHz).
     public var lowestFrequency: Float = 60
     public var highestFrequency: Float = 16_000
     /// PTPR: the absolute level a peak must reach, in dB.

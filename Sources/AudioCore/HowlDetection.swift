@@ -12,7 +12,7 @@ public struct HowlDetection: Sendable, Equatable {
     public var frequency: Float
     /// Its level, in dB relative to a full-scale sine.
     public var levelDB: Float
-    /// Its growth over the last frames, in dB per frame (about 0 when sustained).
+    /// Its growth over the last frames, in dB per analysis frame (a hop of `HowlCriteria.hopSize` samples at the detector's rate; about 0 when sustained).
     public var slopeDB: Float
     public var reason: Reason
 

@@ -22,6 +22,19 @@ public final class HowlDetector {
     public let sampleRate: Double
     /// Hz per FFT bin.
     public let binWidth: Float
+    /// The analysis frame in samples at this rate: `criteria.frameSize` scaled from 48 kHz to the next
+    /// power of two (2048 at 44.1 and 48 kHz, 4096 at 96 kHz), so the bins stay 21–23 Hz wide and a
+    /// howl at 60 Hz stays several bins clear of DC. The hop stays `criteria.hopSize` samples (the
+    /// guard's buffers are sized by it).
+    public let frameSize: Int
+    /// `criteria`'s windows in frames and slopes in dB per frame, which are given for 48 kHz (a hop
+    /// of `hopSize` samples then), converted to this rate's hop so each lasts the same time.
+    private let growthFrames: Int
+    private let creepFrames: Int
+    private let saturatedFrames: Int
+    private let fastSlopeDB: Float
+    private let minimumSlopeDB: Float
+    private let minimumCreepSlopeDB: Float
 
     // MARK: Audio thread only
     /// The last `frameSize` samples, circular, stored twice (at i and i + frameSize),
@@ -46,6 +59,10 @@ public final class HowlDetector {
     private let splitSines: UnsafeMutablePointer<Float>
     private let lowBin: Int
     private let highBin: Int
+    /// The lowest bin of the spectrum's mean for PAPR: bin 4 (86–94 Hz) or the band's bottom if higher.
+    /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar (taken from
+    /// bin 3 it cost the seed-1234 room in the simulator 1 dB of stable gain, `busker bench --howl`).
+    private let averageLowBin: Int
     /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
     /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
     /// that get that far (`powerAt`).
@@ -82,7 +99,18 @@ public final class HowlDetector {
         precondition(criteria.hopSize >= 1 && criteria.hopSize <= criteria.frameSize)
         self.criteria = criteria
         self.sampleRate = sampleRate
-        let n = criteria.frameSize
+        // Frames at this rate per frame at 48 kHz (the hop is the same number of samples).
+        let framesPerReferenceFrame = sampleRate / 48_000
+        var n = 64
+        while Double(n) < Double(criteria.frameSize) * framesPerReferenceFrame - 0.5 || n < criteria.hopSize { n *= 2 }
+        frameSize = n
+        func frames(_ count: Int) -> Int { max(2, Int((Double(count) * framesPerReferenceFrame).rounded())) }
+        growthFrames = frames(criteria.growthFrames)
+        creepFrames = frames(criteria.creepFrames)
+        saturatedFrames = frames(criteria.saturatedFrames)
+        fastSlopeDB = Float(Double(criteria.fastSlopeDB) / framesPerReferenceFrame)
+        minimumSlopeDB = Float(Double(criteria.minimumSlopeDB) / framesPerReferenceFrame)
+        minimumCreepSlopeDB = Float(Double(criteria.minimumCreepSlopeDB) / framesPerReferenceFrame)
         binWidth = Float(sampleRate / Double(n))
         fft = RadixTwoFFT(size: n / 2)
         splitCosines = .allocate(capacity: n / 2 + 1)
@@ -101,8 +129,9 @@ public final class HowlDetector {
         imaginary.initialize(repeating: 0, count: n)
         power = .allocate(capacity: n / 2 + 1)
         power.initialize(repeating: 0, count: n / 2 + 1)
-        // Room for the neighbour and harmonic look-ups (the subharmonic of bin 4 is bin 2).
-        lowBin = max(4, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
+        // A peak needs the bin below it, and its main lobe (±2 bins) clear of its mirror image's at DC.
+        lowBin = max(3, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
+        averageLowBin = max(4, lowBin)
         highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
         spectrumTop = min(n / 2, highBin + 9)
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
@@ -117,7 +146,7 @@ public final class HowlDetector {
         candidateLevels = .allocate(capacity: c)
         candidateLevels.initialize(repeating: 0, count: c)
         let t = HowlDetector.trackCapacity
-        historyLength = max(2 * criteria.growthFrames, criteria.saturatedFrames, criteria.creepFrames, 2)
+        historyLength = max(2 * growthFrames, saturatedFrames, creepFrames, 2)
         trackActive = .allocate(capacity: t)
         trackActive.initialize(repeating: false, count: t)
         trackMatched = .allocate(capacity: t)
@@ -151,7 +180,7 @@ public final class HowlDetector {
     /// Forgets the signal and every followed peak.
     /// - Realtime: safe.
     public func reset() {
-        history.update(repeating: 0, count: 2 * criteria.frameSize)
+        history.update(repeating: 0, count: 2 * frameSize)
         writeIndex = 0
         samplesSinceAnalysis = 0
         trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
@@ -168,7 +197,7 @@ public final class HowlDetector {
     /// - Realtime: safe.
     @inline(__always)
     public func push(_ sample: Float) {
-        let n = criteria.frameSize
+        let n = frameSize
         history[writeIndex] = sample
         history[writeIndex + n] = sample
         writeIndex += 1
@@ -180,7 +209,7 @@ public final class HowlDetector {
     /// analysis is skipped), copied in at most two contiguous runs.
     /// - Realtime: safe.
     public func push(_ samples: UnsafePointer<Float>, count: Int) {
-        let n = criteria.frameSize
+        let n = frameSize
         var done = 0
         while done < count {
             let run = min(count - done, n - writeIndex)
@@ -225,7 +254,7 @@ public final class HowlDetector {
         // radix-4 pass on the way (the same arithmetic as `transformBitReversed`'s): the group of
         // four at bit-reversed place s = rev(p), p < M/4, holds z[p], z[p + M/2], z[p + M/4] and
         // z[p + 3M/4], so four consecutive p are four groups, a butterfly per SIMD lane.
-        let n = criteria.frameSize, m = n / 2, q = m / 4
+        let n = frameSize, m = n / 2, q = m / 4
         let frame = history + writeIndex
         typealias Lanes = SIMD4<Float>
         var sums = Lanes(repeating: 0)
@@ -296,7 +325,7 @@ public final class HowlDetector {
     @inline(__always)
     private func powerAt(_ k: Int) -> Float {
         if k > spectrumTop {
-            let m = criteria.frameSize / 2
+            let m = frameSize / 2
             if k == m { split(bin: k, a: 0, b: 0) } else { split(bin: k, a: k, b: m - k) }
         }
         return power[k]
@@ -334,14 +363,14 @@ public final class HowlDetector {
         candidateCount = 0
         // Four partial sums: one chain of dependent additions would take longer than the rest.
         var sums = SIMD4<Float>(repeating: 0)
-        var k = lowBin
+        var k = averageLowBin
         while k + 4 <= highBin + 1 {
             sums += UnsafeRawPointer(power + k).loadUnaligned(as: SIMD4<Float>.self)
             k += 4
         }
         var sum = sums.sum()
         while k <= highBin { sum += power[k]; k += 1 }
-        let average = sum / Float(highBin - lowBin + 1)
+        let average = sum / Float(highBin - averageLowBin + 1)
         let capacity = max(1, criteria.candidatesPerFrame)
         // PTPR and PAPR as one floor: most bins fail it, in one comparison.
         let floor = max(thresholdPower, average * paprRatio)
@@ -359,12 +388,14 @@ public final class HowlDetector {
             }
             guard p >= neighbours / counted * pnprRatio else { continue }
             // Harmonics 2 and 3 and the subharmonics (a note an octave or a fifth down whose overtone this is):
-            // multiples 0.5, 1.5, 2 and 3, as halves (no array literal on the audio thread).
+            // multiples 0.5, 1.5, 2 and 3, as halves (no array literal on the audio thread). Bins within
+            // 2 of k are the peak's own main lobe, not a harmonic: a low peak (k ≤ 7, 160 Hz at 48 kHz)
+            // has its ½ and 1½ multiples there and would fail its own test.
             var harmonic: Float = 0
             for halves in 1...6 where halves != 2 && halves != 5 {
                 let centre = (k * halves + 1) / 2
-                if centre - 1 < 1 || centre + 1 > criteria.frameSize / 2 { continue }
-                harmonic = max(harmonic, powerAt(centre - 1), powerAt(centre), powerAt(centre + 1))
+                if centre - 1 < 1 || centre + 1 > frameSize / 2 { continue }
+                for j in centre - 1...centre + 1 where j > k + 2 || j < k - 2 { harmonic = max(harmonic, powerAt(j)) }
             }
             guard p >= harmonic * phprRatio else { continue }
             // Parabolic interpolation on the dB values: sub-bin frequency and peak level.
@@ -480,36 +511,38 @@ public final class HowlDetector {
     /// - Realtime: safe.
     private func judge(track i: Int) {
         let c = criteria, h = historyLength
+        // A sixth of the steps may fall (2 of 12 at 48 kHz): more frames at a higher rate, each rising less.
+        func fallsAllowed(_ k: Int) -> Int { Int((Float(k) / 6).rounded()) }
         let frames = trackFrames[i]
         let newest = (frames - 1) % h
         let bin = trackBins[i * h + newest], level = trackLevels[i * h + newest]
         var found: HowlDetection?
         // Fast growth shows within `growthFrames`; slow growth must last twice as long,
         // longer than the rising half of a tremolo or a swell.
-        let k = c.growthFrames
+        let k = growthFrames
         if frames >= k {
             let fast = fit(track: i, frames: k)
-            if fast.slope >= c.fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - 2
+            if fast.slope >= fastSlopeDB && fast.deviation <= c.maximumSlopeDeviationDB && fast.rising >= k - fallsAllowed(k)
                 && binDeviation(track: i, frames: k) <= c.growingFrequencyDeviationBins {
                 found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: fast.slope, reason: .growing)
             } else if frames >= 2 * k {
                 let slow = fit(track: i, frames: 2 * k)
-                if slow.slope >= c.minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - 4
+                if slow.slope >= minimumSlopeDB && slow.deviation <= c.maximumSlopeDeviationDB && slow.rising >= 2 * k - fallsAllowed(2 * k)
                     && binDeviation(track: i, frames: 2 * k) <= c.growingFrequencyDeviationBins {
                     found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: slow.slope, reason: .growing)
                 }
             }
         }
         // Creeping growth (a loop a hair over unity): slow and long, at a frequency that does not move.
-        let w = c.creepFrames
+        let w = creepFrames
         if found == nil && frames >= w {
             let creep = fit(track: i, frames: w)
-            if creep.slope >= c.minimumCreepSlopeDB && creep.deviation <= c.maximumSlopeDeviationDB
+            if creep.slope >= minimumCreepSlopeDB && creep.deviation <= c.maximumSlopeDeviationDB
                 && binDeviation(track: i, frames: w) <= c.saturatedFrequencyDeviationBins {
                 found = HowlDetection(frequency: bin * binWidth, levelDB: level, slopeDB: creep.slope, reason: .growing)
             }
         }
-        let s = c.saturatedFrames
+        let s = saturatedFrames
         if found == nil && frames >= s && level >= c.saturatedLevelDB {
             var sumLevel: Float = 0
             for j in 0..<s { sumLevel += trackLevels[i * h + (frames - s + j) % h] }
