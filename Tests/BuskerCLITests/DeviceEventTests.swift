@@ -23,28 +23,10 @@ final class DeviceEventTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let takePath = folder.appendingPathComponent("take.wav").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["live", "--no-tui", "--input", "busker_in", "--output", "busker_out", "--period", "64",
-                             "--record=\(takePath)"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (process, out, err) = try launchBusker(["live", "--no-tui", "--input", "busker_in", "--output", "busker_out",
+                                                    "--period", "64", "--record=\(takePath)"], on: card)
         defer { if process.isRunning { process.terminate() } }
-
-        // Wait (bounded) until audio runs.
-        var text = ""
-        let startDeadline = Date().addingTimeInterval(20)
-        while !text.contains("] running") && Date() < startDeadline && process.isRunning {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        XCTAssertTrue(text.contains("] running"), "busker live did not start: \(text)")
+        XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         guard process.isRunning else { return XCTFail("busker live ended before the kill") }
 
         // Let the take grow for a second of audio before the loss.
@@ -64,8 +46,8 @@ final class DeviceEventTests: XCTestCase {
         XCTAssertFalse(process.isRunning, "busker live still runs 10 s after the JACK server was killed (hang)")
         guard !process.isRunning else { return }
         process.waitUntilExit()
-        let stderrText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stdoutText = text + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(err.waitForEnd() && out.waitForEnd(), "output not closed")
+        let stderrText = err.text, stdoutText = out.text
         let cpu = (cpuAtEnd ?? 0) - (cpuAtKill ?? 0)
         print(String(format: "busker live after SIGKILL of jackd: exited in %.3f s (goal < 2 s), CPU %.3f s meanwhile, status %d",
                      stopDelay, cpu, process.terminationStatus))

@@ -76,7 +76,7 @@ final class HowlLoopJackTests: XCTestCase {
                 // Busker's ports exist: close the loop, and let the metronome spark it.
                 for (from, to) in [("busker_out:out_000", "busker_in:in_000"), ("busker_out:out_001", "busker_in:in_001"),
                                    ("howlspark:120_bpm", "busker_in:in_000")] {
-                    XCTAssertEqual(try runTool("/usr/bin/jack_connect", [from, to]), 0, "jack_connect \(from) \(to)")
+                    XCTAssertEqual(try runProgram("/usr/bin/jack_connect", [from, to]).status, 0, "jack_connect \(from) \(to)")
                 }
                 connected = true
                 statusLines = []
@@ -97,17 +97,6 @@ final class HowlLoopJackTests: XCTestCase {
             return value == "-inf" ? -200 : Float(value)
         }
         return (peaks, statusLines)
-    }
-
-    private func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     func testWithoutTheGuardTheLoopHowlsAtTheCeilingWithItTheLevelStaysDown() throws {
