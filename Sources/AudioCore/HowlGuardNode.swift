@@ -61,6 +61,10 @@ public final class HowlGuardNode: AudioNode {
     /// …or at any time when the hop (RMS before the gain, dBFS) is louder than this: a loop pinned near the
     /// limiter's ceiling on a harmonic series the detector rightly does not call a howl; no voice is that loud.
     public static var emergencyLoudDB: Float { -10 }
+    /// A hop louder than `emergencyLoudDB` hop after hop for this long is a loop pinned at the ceiling
+    /// (level tests cannot see it rise any more, the detector may not call a harmonic series a howl):
+    /// the gain steps down once per this much pinned time until the level lets go.
+    public static var emergencyPinnedSeconds: Double { 0.3 }
     /// Switched off, the notches and the gain release this fast (dB per analysis hop) before the guard bypasses.
     public static var switchOffReleaseDBPerHop: Float { 3 }
 
@@ -110,6 +114,8 @@ public final class HowlGuardNode: AudioNode {
     /// level test needs the level to have risen `emergencyRiseDB` above it, so a voice after a
     /// caught howl, which the gain cannot turn down (it is measured before the gain), cannot step it again and again.
     private var stepLevelDB: Float = -Float.infinity
+    /// Since when every hop has been louder than `emergencyLoudDB` (Int.max: the last one was not).
+    private var loudSince = Int.max
     private var gain: Float = 1
     private var gainStep: Float = 0
     /// The mono mix of the current stretch of the hop (at most `hopSize` samples), pushed to the detector in one go.
@@ -187,6 +193,7 @@ public final class HowlGuardNode: AudioNode {
         gain = 1
         gainStep = 0
         stepLevelDB = -Float.infinity
+        loudSince = Int.max
         firstDetection.store(-1, ordering: .relaxed)
         lastDetection.store(Int.min / 2, ordering: .relaxed)
         publish()
@@ -296,6 +303,13 @@ public final class HowlGuardNode: AudioNode {
         // rightly does not call a howl.
         if evidence && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
             && levelDB > HowlGuardNode.emergencyClimbFloorDB && rising { emergency = true }
+        // Pinned near the ceiling: a steady howl no longer rises, so the level tests above stay quiet.
+        if loud {
+            if loudSince == Int.max { loudSince = now }
+            if now - loudSince >= Int(HowlGuardNode.emergencyPinnedSeconds * rate) { emergency = true }
+        } else {
+            loudSince = Int.max
+        }
         recoveryMinimumDB = min(recoveryMinimumDB, levelDB)
         if evidence && reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
             && levelDB > HowlGuardNode.emergencyClimbFloorDB && rising { emergency = true }
@@ -333,6 +347,7 @@ public final class HowlGuardNode: AudioNode {
             lastEmergency = now
             recoveryMinimumDB = levelDB
             stepLevelDB = levelDB
+            if loud { loudSince = now }  // the next pinned step needs another stretch of pinned time
         } else if reductionDB > 0 {
             let quiet = Double(now - lastEmergency) / rate
             if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
