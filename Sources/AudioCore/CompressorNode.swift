@@ -163,7 +163,7 @@ public final class CompressorNode: AudioNode {
             gr = target + a * (gr - target)
             if !on && gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
             let db = gr + mk.next()
-            let g: Float = db == 0 ? 1 : _unsafePerformance { exp2f(db * 0.166_096_4) }  // 10^(db/20); libm: arithmetic only
+            let g = sampleGain(decibels: db)
             for c in 0..<channels {
                 output.channels[c][i] = input.channels[min(c, lastInput)][i] * g
             }

@@ -187,7 +187,7 @@ public final class NoiseGateNode: AudioNode {
             } else {
                 db = min(0, db + attackStep)
             }
-            let g: Float = db == 0 ? 1 : _unsafePerformance { exp2f(db * 0.166_096_4) }  // 10^(db/20); libm: arithmetic only
+            let g = sampleGain(decibels: db)
             for c in 0..<channels {
                 output.channels[c][i] = input.channels[min(c, lastInput)][i] * g
             }
