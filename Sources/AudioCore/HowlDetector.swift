@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// Finds howling in a signal: every `hopSize` samples it takes the spectrum
-/// of the last `frameSize` samples (Hann window, `RadixTwoFFT`), picks the
+/// of the last `frameSize` samples (Hann window, `RadixTwoFFT`) of the signal
+/// decimated to 22–32 kHz (`HalfBandDecimator`, 2× at 44.1 and 48 kHz), picks the
 /// narrow peaks that pass PTPR, PAPR, PNPR and PHPR (see `HowlCriteria`),
 /// follows them from frame to frame, and reports those that grow steadily,
 /// or that sit loud and perfectly still, as howls.
@@ -20,11 +21,22 @@ import Darwin
 public final class HowlDetector {
     public let criteria: HowlCriteria
     public let sampleRate: Double
+    /// How many input samples make one analysed sample: the largest power of two that keeps the
+    /// analysis rate at 22.05 kHz or more (2 at 44.1 and 48 kHz, 4 at 88.2 and 96 kHz, 1 up to 32 kHz).
+    /// Howls sit where loudspeakers and microphones are efficient, well under 10 kHz; above the
+    /// decimator's passband the detector is blind, and the guard's level tests (which read the
+    /// whole band) are the last resort there.
+    public let decimation: Int
+    /// The rate the spectrum is taken at: `sampleRate / decimation`.
+    public let analysisRate: Double
     /// Hz per FFT bin.
     public let binWidth: Float
-    /// The analysis frame in samples at this rate: `criteria.frameSize` scaled from 48 kHz to the next
-    /// power of two (2048 at 44.1 and 48 kHz, 4096 at 96 kHz), so the bins stay 21–23 Hz wide and a
-    /// howl at 60 Hz stays several bins clear of DC. The hop stays `criteria.hopSize` samples (the
+    /// The top of the band searched, in Hz: `criteria.highestFrequency`, or lower where the
+    /// decimator's passband ends (10.1 kHz at 48 kHz, 9.3 kHz at 44.1 kHz).
+    public let highestFrequency: Float
+    /// The analysis frame in analysed samples: `criteria.frameSize` scaled from 48 kHz to the analysis
+    /// rate, to the next power of two (1024 at 44.1, 48 and 96 kHz), so the bins stay 21–23 Hz wide and a
+    /// howl at 60 Hz stays several bins clear of DC. The hop stays `criteria.hopSize` input samples (the
     /// guard's buffers are sized by it).
     public let frameSize: Int
     /// `criteria`'s windows in frames and slopes in dB per frame, which are given for 48 kHz (a hop
@@ -37,7 +49,11 @@ public final class HowlDetector {
     private let minimumCreepSlopeDB: Float
 
     // MARK: Audio thread only
-    /// The last `frameSize` samples, circular, stored twice (at i and i + frameSize),
+    /// The half-band stages (log2 `decimation` of them) and their output buffers.
+    private let decimators: [HalfBandDecimator]
+    private let decimated: UnsafeMutablePointer<Float>
+    private let decimatedScratch: UnsafeMutablePointer<Float>
+    /// The last `frameSize` analysed samples, circular, stored twice (at i and i + frameSize),
     /// so the frame in time order is always the contiguous run from `writeIndex`.
     private let history: UnsafeMutablePointer<Float>
     private var writeIndex = 0
@@ -101,9 +117,20 @@ public final class HowlDetector {
         self.sampleRate = sampleRate
         // Frames at this rate per frame at 48 kHz (the hop is the same number of samples).
         let framesPerReferenceFrame = sampleRate / 48_000
+        var factor = 1
+        while sampleRate / Double(factor * 2) >= 22_050 { factor *= 2 }
+        decimation = factor
+        analysisRate = sampleRate / Double(factor)
+        decimators = (0..<factor.trailingZeroBitCount).map { _ in HalfBandDecimator(maximumChunk: criteria.hopSize) }
+        decimated = .allocate(capacity: criteria.hopSize + 4)
+        decimated.initialize(repeating: 0, count: criteria.hopSize + 4)
+        decimatedScratch = .allocate(capacity: criteria.hopSize + 4)
+        decimatedScratch.initialize(repeating: 0, count: criteria.hopSize + 4)
         var n = 64
-        while Double(n) < Double(criteria.frameSize) * framesPerReferenceFrame - 0.5 || n < criteria.hopSize { n *= 2 }
+        while Double(n) < Double(criteria.frameSize) * analysisRate / 48_000 - 0.5 || n < criteria.hopSize / factor { n *= 2 }
         frameSize = n
+        highestFrequency = factor > 1 ? min(criteria.highestFrequency, Float(HalfBandDecimator.passbandEdge * 2 * analysisRate))
+            : criteria.highestFrequency
         func frames(_ count: Int) -> Int { max(2, Int((Double(count) * framesPerReferenceFrame).rounded())) }
         growthFrames = frames(criteria.growthFrames)
         creepFrames = frames(criteria.creepFrames)
@@ -111,7 +138,7 @@ public final class HowlDetector {
         fastSlopeDB = Float(Double(criteria.fastSlopeDB) / framesPerReferenceFrame)
         minimumSlopeDB = Float(Double(criteria.minimumSlopeDB) / framesPerReferenceFrame)
         minimumCreepSlopeDB = Float(Double(criteria.minimumCreepSlopeDB) / framesPerReferenceFrame)
-        binWidth = Float(sampleRate / Double(n))
+        binWidth = Float(analysisRate / Double(n))
         fft = RadixTwoFFT(size: n / 2)
         splitCosines = .allocate(capacity: n / 2 + 1)
         splitSines = .allocate(capacity: n / 2 + 1)
@@ -132,7 +159,7 @@ public final class HowlDetector {
         // A peak needs the bin below it, and its main lobe (±2 bins) clear of its mirror image's at DC.
         lowBin = max(3, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         averageLowBin = max(4, lowBin)
-        highBin = min(n / 2 - 10, Int((criteria.highestFrequency / binWidth).rounded(.up)))
+        highBin = min(n / 2 - 10, Int((highestFrequency / binWidth).rounded(.down)))
         spectrumTop = min(n / 2, highBin + 9)
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
@@ -166,7 +193,7 @@ public final class HowlDetector {
     }
 
     deinit {
-        for p in [history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
+        for p in [decimated, decimatedScratch, history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
             p.deallocate()
         }
         trackActive.deallocate()
@@ -181,6 +208,7 @@ public final class HowlDetector {
     /// - Realtime: safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * frameSize)
+        for stage in decimators { stage.reset() }
         writeIndex = 0
         samplesSinceAnalysis = 0
         trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
@@ -197,29 +225,32 @@ public final class HowlDetector {
     /// - Realtime: safe.
     @inline(__always)
     public func push(_ sample: Float) {
-        let n = frameSize
-        history[writeIndex] = sample
-        history[writeIndex + n] = sample
-        writeIndex += 1
-        if writeIndex == n { writeIndex = 0 }
-        samplesSinceAnalysis += 1
+        var value = sample
+        push(&value, count: 1)
     }
 
     /// Appends `count` samples (at most `samplesUntilAnalysis` of them, so no
-    /// analysis is skipped), copied in at most two contiguous runs.
+    /// analysis is skipped): decimated, then copied in at most two contiguous runs.
     /// - Realtime: safe.
     public func push(_ samples: UnsafePointer<Float>, count: Int) {
+        samplesSinceAnalysis += count
+        var source = samples, length = count
+        var target = decimated, spare = decimatedScratch
+        for stage in decimators {
+            length = stage.process(source, count: length, into: target)
+            source = UnsafePointer(target)
+            swap(&target, &spare)
+        }
         let n = frameSize
         var done = 0
-        while done < count {
-            let run = min(count - done, n - writeIndex)
-            (history + writeIndex).update(from: samples + done, count: run)
-            (history + writeIndex + n).update(from: samples + done, count: run)
+        while done < length {
+            let run = min(length - done, n - writeIndex)
+            (history + writeIndex).update(from: source + done, count: run)
+            (history + writeIndex + n).update(from: source + done, count: run)
             writeIndex += run
             if writeIndex == n { writeIndex = 0 }
             done += run
         }
-        samplesSinceAnalysis += count
     }
 
     /// Analyses the last frame when a hop is complete (else does nothing and
