@@ -21,13 +21,19 @@
 /// them to its rate (frames × rate / 48 kHz, slopes the other way), so each window
 /// lasts the same time at 44.1 or 96 kHz. Bin counts stay bins: the frame is scaled
 /// so a bin is 21–23 Hz wide at every rate.
+///
+/// The hop is 512 samples (10.7 ms at 48 kHz), a quarter of the 2048-sample frame: the
+/// usual 75 % overlap for a Hann window. Halving it to 256 found no howl sooner in the
+/// simulator (`busker bench --howl`: the same added stable gain, the same catch times
+/// within a hop) and cost twice the analysis, most of the voice chain's time.
 public struct HowlCriteria: Sendable, Equatable {
-    /// Analysis frame and hop, in samples (2048 and 256 at 48 kHz: 23 Hz bins, a frame every 5.3 ms).
+    /// Analysis frame and hop, in samples (2048 and 512 at 48 kHz: 23 Hz bins, a frame every 10.7 ms;
+    /// the frame is taken from the signal decimated to 24 kHz, 1024 samples there).
     /// The frame is for 48 kHz: the detector scales it to its rate, to the next power of two (2048 at
     /// 44.1 kHz, 4096 at 96 kHz). The hop stays this many samples at every rate (the guard sizes its
     /// buffers by it).
     public var frameSize = 2048
-    public var hopSize = 256
+    public var hopSize = 512
     /// The band searched for howls, in Hz (its bottom at least 3 bins up: 64–70 Hz at 44.1, 48 and 96 kHz).
     public var lowestFrequency: Float = 60
     public var highestFrequency: Float = 16_000
@@ -37,20 +43,20 @@ public struct HowlCriteria: Sendable, Equatable {
     public var minimumPAPR: Float = 15
     public var minimumPNPR: Float = 15
     public var minimumPHPR: Float = 12
-    /// Frames a growing peak must be followed for before it counts (12 ≈ 64 ms at 48 kHz): half
-    /// again the frames a note's onset takes to slide into the window (frameSize / hopSize = 8),
+    /// Frames a growing peak must be followed for before it counts (6 ≈ 64 ms at 48 kHz): half
+    /// again the frames a note's onset takes to slide into the window (frameSize / hopSize = 4),
     /// which looks like steady growth too, then stops.
-    public var growthFrames = 12
-    /// Growth at least this steep (dB per frame; 0.4 ≈ 75 dB/s) counts after `growthFrames`;
-    /// slower growth, down to `minimumSlopeDB` (0.1 ≈ 19 dB/s), must last twice as long
+    public var growthFrames = 6
+    /// Growth at least this steep (dB per frame; 0.8 ≈ 75 dB/s) counts after `growthFrames`;
+    /// slower growth, down to `minimumSlopeDB` (0.2 ≈ 19 dB/s), must last twice as long
     /// (128 ms: longer than the rising half of a tremolo or a swell).
-    public var fastSlopeDB: Float = 0.4
-    public var minimumSlopeDB: Float = 0.1
+    public var fastSlopeDB: Float = 0.8
+    public var minimumSlopeDB: Float = 0.2
     /// Creeping growth, as a loop a hair over unity makes: at least `minimumCreepSlopeDB`
-    /// per frame (0.015 ≈ 3 dB/s) over `creepFrames` (96 ≈ 0.5 s), at a frequency as
+    /// per frame (0.03 ≈ 3 dB/s) over `creepFrames` (48 ≈ 0.5 s), at a frequency as
     /// still as a held howl's (`saturatedFrequencyDeviationBins`): a sung swell wavers.
-    public var creepFrames = 96
-    public var minimumCreepSlopeDB: Float = 0.015
+    public var creepFrames = 48
+    public var minimumCreepSlopeDB: Float = 0.03
     /// How far (RMS, in bins) a growing peak's frequency may wander: a howl sits at the loop's
     /// phase crossing, a voice's pitch glides (0.1 bin = 2.3 Hz at 48 kHz).
     public var growingFrequencyDeviationBins: Float = 0.1
@@ -61,8 +67,8 @@ public struct HowlCriteria: Sendable, Equatable {
     /// the master volume after the guard only lowers the ceiling's share; so a quieter still tone,
     /// a test tone at −20 dB say, is programme)
     public var saturatedLevelDB: Float = -6
-    /// … held this many frames (32 ≈ 171 ms) …
-    public var saturatedFrames = 32
+    /// … held this many frames (16 ≈ 171 ms) …
+    public var saturatedFrames = 16
     /// … within this many bins of its mean frequency (a howl's frequency is still; a voice's wavers) …
     public var saturatedFrequencyDeviationBins: Float = 0.05
     /// … and within this many dB of its mean level is a howl that has stopped growing.

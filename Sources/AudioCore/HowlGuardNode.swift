@@ -30,7 +30,7 @@ import Synchronization
 /// The detector sees the signal after the notches and before the emergency
 /// gain: a notch that was not deep enough shows as a peak that still grows.
 /// It adds no latency: the notches are minimum-phase IIR filters and the
-/// analysis only listens. Notch changes happen at hop boundaries counted in
+/// analysis only listens. Notch changes happen every `notchStepSamples`, counted in
 /// samples, so the output is the same at any block size.
 ///
 /// The control thread reads `status()` (atomics; notch frequencies, depths,
@@ -65,8 +65,13 @@ public final class HowlGuardNode: AudioNode {
     /// (level tests cannot see it rise any more, the detector may not call a harmonic series a howl):
     /// the gain steps down once per this much pinned time until the level lets go.
     public static var emergencyPinnedSeconds: Double { 0.3 }
-    /// Switched off, the notches and the gain release this fast (dB per analysis hop) before the guard bypasses.
-    public static var switchOffReleaseDBPerHop: Float { 3 }
+    /// Switched off, the gain releases this fast before the guard bypasses (3 dB per 256 samples at 48 kHz; the
+    /// notches release `NotchBank.depthStepDB` per notch step).
+    public static var switchOffReleaseDBPerSecond: Float { 562.5 }
+    /// The notches move (deepen, release) once per this many samples, a fraction of the analysis hop,
+    /// so a notch reaches its first depth within 21 ms at 48 kHz: half the hop, in steps small enough
+    /// not to click.
+    public static var notchStepSamples: Int { 256 }
 
     public let criteria: HowlCriteria
     public let slotCount: Int
@@ -118,6 +123,9 @@ public final class HowlGuardNode: AudioNode {
     private var loudSince = Int.max
     private var gain: Float = 1
     private var gainStep: Float = 0
+    /// Samples since the notches last moved, and how many make a step (`notchStepSamples`, at most the hop).
+    private var sinceNotchStep = 0
+    private let notchStep: Int
     /// The mono mix of the current stretch of the hop (at most `hopSize` samples), pushed to the detector in one go.
     private let mono: UnsafeMutablePointer<Float>
 
@@ -129,6 +137,7 @@ public final class HowlGuardNode: AudioNode {
         self.slotCount = max(1, slotCount)
         notchBits = .allocate(capacity: self.slotCount)
         for i in 0..<self.slotCount { (notchBits + i).initialize(to: Atomic(0)) }
+        notchStep = max(1, min(HowlGuardNode.notchStepSamples, criteria.hopSize))
         mono = .allocate(capacity: max(1, criteria.hopSize))
         mono.initialize(repeating: 0, count: max(1, criteria.hopSize))
         detector = HowlDetector(sampleRate: 48_000, criteria: criteria)
@@ -192,6 +201,7 @@ public final class HowlGuardNode: AudioNode {
         recoveryMinimumDB = 0
         gain = 1
         gainStep = 0
+        sinceNotchStep = 0
         stepLevelDB = -Float.infinity
         loudSince = Int.max
         firstDetection.store(-1, ordering: .relaxed)
@@ -231,7 +241,7 @@ public final class HowlGuardNode: AudioNode {
         let scale = 1 / Float(channels)
         var offset = 0
         while offset < frames {
-            let n = min(frames - offset, detector.samplesUntilAnalysis)
+            let n = min(frames - offset, detector.samplesUntilAnalysis, notchStep - sinceNotchStep)
             notches.process(output, offset: offset, count: n)
             var energy = hopEnergy
             if channels == 2 {
@@ -255,7 +265,14 @@ public final class HowlGuardNode: AudioNode {
             }
             offset += n
             now += n
+            sinceNotchStep += n
             if detector.analyzeIfDue() { respond() }
+            if sinceNotchStep == notchStep {
+                // After `respond`, so a notch placed at this hop starts to move at once.
+                sinceNotchStep = 0
+                notches.update(now: now, elapsedSamples: notchStep)
+                publish()
+            }
         }
     }
 
@@ -270,9 +287,8 @@ public final class HowlGuardNode: AudioNode {
             // Switched off: release every notch and lift the gain within a few hops, then `render` bypasses.
             hopEnergy = 0
             notches.releaseAll()
-            notches.update(now: now, elapsedSamples: hop)
             floorDB = 0
-            reductionDB = max(0, reductionDB - HowlGuardNode.switchOffReleaseDBPerHop)
+            reductionDB = max(0, reductionDB - HowlGuardNode.switchOffReleaseDBPerSecond * seconds)
             rampGain()
             publish()
             return
@@ -335,7 +351,6 @@ public final class HowlGuardNode: AudioNode {
             if firstDetection.load(ordering: .relaxed) < 0 { firstDetection.store(now, ordering: .relaxed) }
             lastDetection.store(now, ordering: .relaxed)
         }
-        notches.update(now: now, elapsedSamples: hop)
         let ready = Double(now - lastEmergency) >= HowlGuardNode.emergencyIntervalSeconds * rate
         if emergency && ready && emergencyFlag.load(ordering: .relaxed) {
             // Only a step the detector backs (a howl it found that the notches could not take) or a loud hop

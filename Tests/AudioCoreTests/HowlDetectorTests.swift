@@ -72,7 +72,9 @@ final class HowlDetectorTests: XCTestCase {
         XCTAssertEqual(detection.reason, .growing)
         // It crosses the −60 dB threshold at 1/6 s; reported within a quarter second of that.
         XCTAssertLessThan(Double(time) / rate, 1.0 / 6 + 0.25, "reported at \(Double(time) / rate) s")
-        XCTAssertEqual(Double(detection.slopeDB), 60 * 256 / rate, accuracy: 0.15, "slope in dB per frame")
+        // The slope is per analysis frame: 60 dB/s over one hop.
+        let perFrame = 60 * Double(HowlCriteria().hopSize) / rate
+        XCTAssertEqual(Double(detection.slopeDB), perFrame, accuracy: perFrame / 2, "slope in dB per frame")
     }
 
     func testSteadyDecayingAndHarmonicTonesAreNotHowls() {

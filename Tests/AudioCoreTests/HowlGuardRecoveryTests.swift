@@ -75,11 +75,18 @@ final class HowlGuardRecoveryTests: XCTestCase {
     private func assertRecovers(after howlSignal: [Float], voice: [Float], name: String) {
         let run = reductions(howlSignal + voice)
         let voiceStart = howlSignal.count / Int(0.1 * rate)
-        let steps = zip(run.reduction.dropFirst(voiceStart), run.reduction.dropFirst(voiceStart + 1)).filter { $1 > $0 }.count
+        func stepsAfter(_ entry: Int) -> Int {
+            zip(run.reduction.dropFirst(entry), run.reduction.dropFirst(entry + 1)).filter { $1 > $0 }.count
+        }
+        // The guard may still answer the howl's last hops: its checks look back up to 0.2 s, and a hop
+        // is 10.7 ms. Later than 0.3 s after the howl, a step could only come from the voice.
+        let steps = stepsAfter(voiceStart), late = stepsAfter(voiceStart + 2)
         let fromSix = run.reduction.dropFirst(60)
-        print("\(name): reduction every second \(stride(from: 0, to: run.reduction.count, by: 10).map { Int(run.reduction[$0].rounded()) }) dB;"
-              + " steps during the voice \(steps); warning at the end \(run.warning.last ?? false)")
-        XCTAssertLessThanOrEqual(steps, 1, "\(name): at most one emergency step once the howl has gone")
+        print("\(name): reduction every 100 ms for 2 s \(run.reduction.prefix(20).map { Int($0.rounded()) }),"
+              + " every second \(stride(from: 0, to: run.reduction.count, by: 10).map { Int(run.reduction[$0].rounded()) }) dB;"
+              + " steps during the voice \(steps), later than 0.3 s after the howl \(late); warning at the end \(run.warning.last ?? false)")
+        XCTAssertEqual(late, 0, "\(name): the voice alone does not step the emergency gain")
+        XCTAssertLessThanOrEqual(steps, 2, "\(name): at most two emergency steps once the howl has gone, both answering it")
         XCTAssertEqual(fromSix.max() ?? -1, 0, "\(name): the gain is back at 0 dB from 6 s on")
         XCTAssertFalse(run.warning.last ?? true, "\(name): no FEEDBACK warning at the end")
     }
