@@ -65,6 +65,11 @@ public final class HowlGuardNode: AudioNode {
     /// (level tests cannot see it rise any more, the detector may not call a harmonic series a howl):
     /// the gain steps down once per this much pinned time until the level lets go.
     public static var emergencyPinnedSeconds: Double { 0.3 }
+    /// …or a hop whose peak (before the gain, any channel) is over this, hop after hop: the limiter after the
+    /// guard is then at work all the time (its ceiling is −1 dBFS and the master volume after the guard is at
+    /// most 1, so whatever it holds at the ceiling peaks at −1 dBFS or more here). A voice reaches the
+    /// ceiling on its loudest syllables, not in every 10.7 ms hop for 0.3 s.
+    public static var emergencyPinnedPeakDB: Float { -3 }
     /// Switched off, the gain releases this fast before the guard bypasses (3 dB per 256 samples at 48 kHz; the
     /// notches release `NotchBank.depthStepDB` per notch step).
     public static var switchOffReleaseDBPerSecond: Float { 562.5 }
@@ -119,7 +124,10 @@ public final class HowlGuardNode: AudioNode {
     /// level test needs the level to have risen `emergencyRiseDB` above it, so a voice after a
     /// caught howl, which the gain cannot turn down (it is measured before the gain), cannot step it again and again.
     private var stepLevelDB: Float = -Float.infinity
-    /// Since when every hop has been louder than `emergencyLoudDB` (Int.max: the last one was not).
+    /// The largest sample of this hop on any channel (after the notches, before the gain).
+    private var hopPeak: Float = 0
+    /// Since when every hop has been pinned: louder than `emergencyLoudDB`, or peaking over
+    /// `emergencyPinnedPeakDB` (Int.max: the last one was not).
     private var loudSince = Int.max
     private var gain: Float = 1
     private var gainStep: Float = 0
@@ -194,6 +202,7 @@ public final class HowlGuardNode: AudioNode {
         floorDB = 0
         lastEmergency = Int.min / 2
         hopEnergy = 0
+        hopPeak = 0
         boutLevelDB = 0
         lastFound = Int.min / 2
         checkAt = Int.max
@@ -215,27 +224,31 @@ public final class HowlGuardNode: AudioNode {
         let frames = output.frameCount
         guard let input = inputs.connectedBus0 else { output.clear(); return }
         let last = input.channelCount - 1
-        for c in 0..<output.channelCount {
-            let source = input.channels[min(c, last)], destination = output.channels[c]
-            for i in 0..<frames { destination[i] = source[i] }
-        }
         let enabled = enabledFlag.load(ordering: .relaxed)
-        if bypassed {
-            guard enabled else { return }
+        if bypassed && enabled {
             // Switched back on: from a clean state.
             reset()
             bypassed = false
-        } else if !enabled && gain == 1 && gainStep == 0 && reductionDB == 0 && notches.activeCount == 0 {
+        } else if !bypassed && !enabled && gain == 1 && gainStep == 0 && reductionDB == 0 && notches.activeCount == 0 {
             // Switched off and every notch and the gain have released: pass the input through untouched.
             reset()
             bypassed = true
+        }
+        if bypassed {
+            for c in 0..<output.channelCount {
+                let source = input.channels[min(c, last)], destination = output.channels[c]
+                for i in 0..<frames { destination[i] = source[i] }
+            }
             return
         }
         // A NaN or infinity (a broken source upstream) would poison the notches' state and the
-        // detector's history for seconds: it becomes silence here.
+        // detector's history for seconds: it becomes silence here, on the way in.
         for c in 0..<output.channelCount {
-            let destination = output.channels[c]
-            for i in 0..<frames where !destination[i].isFinite { destination[i] = 0 }
+            let source = input.channels[min(c, last)], destination = output.channels[c]
+            for i in 0..<frames {
+                let x = source[i]
+                destination[i] = x.isFinite ? x : 0
+            }
         }
         let channels = output.channelCount
         let scale = 1 / Float(channels)
@@ -243,19 +256,29 @@ public final class HowlGuardNode: AudioNode {
         while offset < frames {
             let n = min(frames - offset, detector.samplesUntilAnalysis, notchStep - sinceNotchStep)
             notches.process(output, offset: offset, count: n)
-            var energy = hopEnergy
+            var energy = hopEnergy, peak = hopPeak
             if channels == 2 {
                 let left = output.channels[0] + offset, right = output.channels[1] + offset
-                for i in 0..<n { mono[i] = (left[i] + right[i]) * scale }
+                for i in 0..<n {
+                    let l = left[i], r = right[i], m = (l + r) * scale
+                    mono[i] = m
+                    energy += m * m
+                    peak = max(peak, abs(l), abs(r))
+                }
             } else {
                 for i in 0..<n {
                     var sum: Float = 0
-                    for c in 0..<channels { sum += output.channels[c][offset + i] }
+                    for c in 0..<channels {
+                        let x = output.channels[c][offset + i]
+                        sum += x
+                        peak = max(peak, abs(x))
+                    }
                     mono[i] = sum * scale
+                    energy += mono[i] * mono[i]
                 }
             }
-            for i in 0..<n { energy += mono[i] * mono[i] }
             hopEnergy = energy
+            hopPeak = peak
             detector.push(mono, count: n)
             if gain != 1 || gainStep != 0 {
                 for i in offset..<offset + n {
@@ -286,6 +309,7 @@ public final class HowlGuardNode: AudioNode {
         if !enabledFlag.load(ordering: .relaxed) {
             // Switched off: release every notch and lift the gain within a few hops, then `render` bypasses.
             hopEnergy = 0
+            hopPeak = 0
             notches.releaseAll()
             floorDB = 0
             reductionDB = max(0, reductionDB - HowlGuardNode.switchOffReleaseDBPerSecond * seconds)
@@ -297,7 +321,9 @@ public final class HowlGuardNode: AudioNode {
         // The notches could do no more for a howl the detector found: evidence that the loop howls at this gain.
         var exhausted = false
         let levelDB = 10 * log10f(hopEnergy / Float(hop) + 1e-20)
+        let peakDB = 20 * log10f(hopPeak + 1e-20)
         hopEnergy = 0
+        hopPeak = 0
         let warning = Int(HowlGuardNode.warningSeconds * rate)
         let checkSamples = Int(HowlGuardNode.emergencyCheckSeconds * rate)
         // The bout's reference: the loudest hop in which the detector found a howl (a new bout starts afresh).
@@ -320,9 +346,14 @@ public final class HowlGuardNode: AudioNode {
         if evidence && levelDB > boutLevelDB + HowlGuardNode.emergencyClimbDB
             && levelDB > HowlGuardNode.emergencyClimbFloorDB && rising { emergency = true }
         // Pinned near the ceiling: a steady howl no longer rises, so the level tests above stay quiet.
-        if loud {
+        // Or the peaks sit at the ceiling while the RMS does not: a howl on several frequencies at once
+        // has a crest factor a single tone has not (seen on the virtual sound card's flat loop: peaks at
+        // the limiter's −1 dBFS for 16 s, RMS under −10 dB).
+        let pinned = loud || peakDB > HowlGuardNode.emergencyPinnedPeakDB
+        var pinnedStep = false
+        if pinned {
             if loudSince == Int.max { loudSince = now }
-            if now - loudSince >= Int(HowlGuardNode.emergencyPinnedSeconds * rate) { emergency = true }
+            if now - loudSince >= Int(HowlGuardNode.emergencyPinnedSeconds * rate) { emergency = true; pinnedStep = true }
         } else {
             loudSince = Int.max
         }
@@ -355,14 +386,14 @@ public final class HowlGuardNode: AudioNode {
         if emergency && ready && emergencyFlag.load(ordering: .relaxed) {
             // Only a step the detector backs (a howl it found that the notches could not take) or a loud hop
             // sets the floor: a quieter step from a level test may be a voice, and recovers fully after the hold.
-            if exhausted || loud {
+            if exhausted || loud || pinnedStep {
                 floorDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyMarginDB)
             }
             reductionDB = min(HowlGuardNode.maximumEmergencyReductionDB, reductionDB + HowlGuardNode.emergencyStepDB)
             lastEmergency = now
             recoveryMinimumDB = levelDB
             stepLevelDB = levelDB
-            if loud { loudSince = now }  // the next pinned step needs another stretch of pinned time
+            if pinned { loudSince = now }  // the next pinned step needs another stretch of pinned time
         } else if reductionDB > 0 {
             let quiet = Double(now - lastEmergency) / rate
             if quiet > HowlGuardNode.emergencyFloorHoldSeconds {

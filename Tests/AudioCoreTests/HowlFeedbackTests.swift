@@ -70,6 +70,23 @@ final class HowlFeedbackTests: XCTestCase {
               + " bare peak \(String(format: "%.1f", 20 * log10f(bare.output[onset...].map(abs).max()!))) dBFS; notches \(guarded.guard.notches)")
     }
 
+    /// The worst loop: a flat digital wire (2.7 ms round trip, +4 dB at every frequency, as the virtual
+    /// sound card's `jack_connect` loop in `HowlLoopJackTests`). It howls on every comb peak at once,
+    /// a harmonic series the detector rightly does not call a howl and no notch can hold; the emergency
+    /// gain must. (Here the level tests catch it; on the virtual sound card, where the loop's RMS stays
+    /// under −10 dBFS while its peaks sit at the ceiling, the pinned-peak rule does: `HowlLoopJackTests`.)
+    func testAFlatWireLoopIsPulledOffTheCeilingWithinTwoSeconds() throws {
+        let path = FeedbackPath(name: "flat wire", delayFrames: 130, impulseResponse: [1])
+        let bare = try simulate(path: path, guardOn: false, seconds: 8) { _ in 4 }
+        let guarded = try simulate(path: path, guardOn: true, seconds: 8) { _ in 4 }
+        func peaks(_ x: [Float]) -> [Int] {
+            stride(from: 0, to: x.count, by: Int(rate)).map { Int((20 * log10f(x[$0..<min(x.count, $0 + Int(rate))].map(abs).max()! + 1e-12)).rounded()) }
+        }
+        print("flat wire +4 dB, peak per second: bare \(peaks(bare.output)) dBFS, guarded \(peaks(guarded.output)) dBFS, \(guarded.guard.summary)")
+        XCTAssertGreaterThan(bare.output[(7 * Int(rate))...].map(abs).max()!, 0.85, "bare: pinned at the ceiling")
+        XCTAssertLessThan(20 * log10f(guarded.output[(2 * Int(rate))...].map(abs).max()!), -20, "guarded: far under the ceiling from the 2nd second on")
+    }
+
     func testTheGuardAddsAtLeastSixDecibelsOfStableGainOnAResonantAndARoomPath() throws {
         for path in [FeedbackPath.resonant(sampleRate: rate), FeedbackPath.room(sampleRate: rate)] {
             // The bare chain's limit: the highest whole dB at which it is still stable.

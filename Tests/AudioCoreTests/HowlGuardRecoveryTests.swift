@@ -140,4 +140,16 @@ final class HowlGuardRecoveryTests: XCTestCase {
         XCTAssertEqual(nonFinite, 0)
         XCTAssertEqual(broken, reference, "the same as with silence in their place")
     }
+
+    /// The pinned rule (every hop at the ceiling for 0.3 s steps the gain) must not take a loud voice
+    /// for a loop: speech peaking at full scale, and driven 6 dB past it into the limiter, passes with
+    /// the emergency gain untouched.
+    func testALoudVoiceAtTheCeilingIsNotPinnedFeedback() throws {
+        let voice = try speech(seconds: 10)
+        for (name, scale) in [("peaks at 0 dBFS", Float(2)), ("6 dB past full scale", Float(4))] {
+            let run = reductions(voice.map { $0 * scale })
+            print("loud voice, \(name): largest reduction \(run.reduction.max() ?? -1) dB")
+            XCTAssertEqual(run.reduction.max() ?? -1, 0, "loud voice, \(name): no emergency step")
+        }
+    }
 }
