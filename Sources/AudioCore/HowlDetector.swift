@@ -106,6 +106,8 @@ public final class HowlDetector {
     /// Howls found by the last analysis.
     public let detections: UnsafeMutablePointer<HowlDetection>
     public private(set) var detectionCount = 0
+    /// Whether `power` holds the last frame's spectrum (false when the frame was too quiet to take it).
+    private var spectrumValid = false
     /// Analysis frames so far (since init or reset).
     public private(set) var framesAnalyzed = 0
 
@@ -213,6 +215,7 @@ public final class HowlDetector {
         samplesSinceAnalysis = 0
         trackActive.update(repeating: false, count: HowlDetector.trackCapacity)
         detectionCount = 0
+        spectrumValid = false
         framesAnalyzed = 0
     }
 
@@ -261,7 +264,8 @@ public final class HowlDetector {
         samplesSinceAnalysis = 0
         framesAnalyzed += 1
         detectionCount = 0
-        if computeSpectrum() {
+        spectrumValid = computeSpectrum()
+        if spectrumValid {
             findCandidates()
         } else {
             candidateCount = 0
@@ -436,6 +440,40 @@ public final class HowlDetector {
             let peakLevel = b - 0.25 * (a - g) * offset
             insertCandidate(bin: Float(k) + offset, level: peakLevel, capacity: capacity)
         }
+    }
+
+    /// The share of the last frame's power in the band that lies in prominent peaks (each local maximum
+    /// 10 dB over the mean of the bins 3–8 away on either side, with its main lobe's ±1 bins): near 1
+    /// for a few strong tones (a howl on a whole harmonic series, a held chord), near 0 for noise, 0 for
+    /// a frame too quiet to analyse. Computed on demand (a pass over the band with a neighbourhood
+    /// per local maximum): the guard asks only when a loop may be pinned at the ceiling, to tell it
+    /// from a loud noise or a distorted source driven into the limiter on purpose.
+    /// - Realtime: safe.
+    public func tonalFraction() -> Float {
+        guard spectrumValid else { return 0 }
+        var total: Float = 0, tonal: Float = 0
+        var k = lowBin
+        while k <= highBin {
+            let p = power[k]
+            total += p
+            if p > power[k - 1] && p >= power[k + 1] {
+                var neighbours: Float = 0, counted: Float = 0
+                for d in 3...8 {
+                    neighbours += power[k + d]
+                    counted += 1
+                    if k - d >= 1 { neighbours += power[k - d]; counted += 1 }
+                }
+                if p >= 10 * neighbours / counted {
+                    tonal += p + power[k - 1] + power[k + 1]
+                    // The lobe's upper bin is counted here: skip it in the total's walk too.
+                    if k + 1 <= highBin { total += power[k + 1] }
+                    k += 2
+                    continue
+                }
+            }
+            k += 1
+        }
+        return min(1, tonal / (total + 1e-30))
     }
 
     /// Keeps the `capacity` loudest candidates, loudest first.

@@ -70,6 +70,8 @@ public final class HowlGuardNode: AudioNode {
     /// most 1, so whatever it holds at the ceiling peaks at −1 dBFS or more here). A voice reaches the
     /// ceiling on its loudest syllables, not in every 10.7 ms hop for 0.3 s.
     public static var emergencyPinnedPeakDB: Float { -3 }
+    /// …when the spectrum is tonal: at least this share of its power in prominent peaks (`HowlDetector.tonalFraction()`).
+    public static var emergencyPinnedTonalFraction: Float { 0.5 }
     /// Switched off, the gain releases this fast before the guard bypasses (3 dB per 256 samples at 48 kHz; the
     /// notches release `NotchBank.depthStepDB` per notch step).
     public static var switchOffReleaseDBPerSecond: Float { 562.5 }
@@ -110,8 +112,8 @@ public final class HowlGuardNode: AudioNode {
     /// The least reduction the emergency gain recovers to (the last howling gain plus the margin).
     private var floorDB: Float = 0
     private var lastEmergency = Int.min / 2
-    /// Sum of squares of this hop's signal (after the notches, before the gain).
-    private var hopEnergy: Float = 0
+    /// How much of this hop's mono mix `mono` holds.
+    private var hopFill = 0
     /// The level (dB) of the loudest hop in which the current bout of feedback was found.
     private var boutLevelDB: Float = 0
     private var lastFound = Int.min / 2
@@ -134,7 +136,7 @@ public final class HowlGuardNode: AudioNode {
     /// Samples since the notches last moved, and how many make a step (`notchStepSamples`, at most the hop).
     private var sinceNotchStep = 0
     private let notchStep: Int
-    /// The mono mix of the current stretch of the hop (at most `hopSize` samples), pushed to the detector in one go.
+    /// The mono mix of this hop so far (`hopFill` of `hopSize` samples), pushed to the detector stretch by stretch.
     private let mono: UnsafeMutablePointer<Float>
 
     /// - Parameters:
@@ -201,7 +203,7 @@ public final class HowlGuardNode: AudioNode {
         reductionDB = 0
         floorDB = 0
         lastEmergency = Int.min / 2
-        hopEnergy = 0
+        hopFill = 0
         hopPeak = 0
         boutLevelDB = 0
         lastFound = Int.min / 2
@@ -256,30 +258,33 @@ public final class HowlGuardNode: AudioNode {
         while offset < frames {
             let n = min(frames - offset, detector.samplesUntilAnalysis, notchStep - sinceNotchStep)
             notches.process(output, offset: offset, count: n)
-            var energy = hopEnergy, peak = hopPeak
+            // The hop's mono mix builds up in `mono` (its energy is summed once the hop is whole, in
+            // the same order whatever the block size); the peak, exact in any order, per stretch.
+            let stretch = mono + hopFill
+            var peak = SIMD4<Float>(repeating: hopPeak)
             if channels == 2 {
                 let left = output.channels[0] + offset, right = output.channels[1] + offset
-                for i in 0..<n {
-                    let l = left[i], r = right[i], m = (l + r) * scale
-                    mono[i] = m
-                    energy += m * m
-                    peak = max(peak, abs(l), abs(r))
+                for i in 0..<n { stretch[i] = (left[i] + right[i]) * scale }
+                var i = 0
+                while i + 4 <= n {
+                    peak = HowlGuardNode.larger(peak, HowlGuardNode.larger(HowlGuardNode.magnitudes(left + i), HowlGuardNode.magnitudes(right + i)))
+                    i += 4
                 }
+                while i < n { peak[0] = Swift.max(peak[0], Swift.max(abs(left[i]), abs(right[i]))); i += 1 }
             } else {
                 for i in 0..<n {
                     var sum: Float = 0
                     for c in 0..<channels {
                         let x = output.channels[c][offset + i]
                         sum += x
-                        peak = max(peak, abs(x))
+                        peak[0] = Swift.max(peak[0], abs(x))
                     }
-                    mono[i] = sum * scale
-                    energy += mono[i] * mono[i]
+                    stretch[i] = sum * scale
                 }
             }
-            hopEnergy = energy
-            hopPeak = peak
-            detector.push(mono, count: n)
+            hopPeak = peak.max()
+            detector.push(stretch, count: n)
+            hopFill += n
             if gain != 1 || gainStep != 0 {
                 for i in offset..<offset + n {
                     gain += gainStep
@@ -308,7 +313,7 @@ public final class HowlGuardNode: AudioNode {
         let seconds = Float(Double(hop) / rate)
         if !enabledFlag.load(ordering: .relaxed) {
             // Switched off: release every notch and lift the gain within a few hops, then `render` bypasses.
-            hopEnergy = 0
+            hopFill = 0
             hopPeak = 0
             notches.releaseAll()
             floorDB = 0
@@ -320,9 +325,19 @@ public final class HowlGuardNode: AudioNode {
         var emergency = false
         // The notches could do no more for a howl the detector found: evidence that the loop howls at this gain.
         var exhausted = false
-        let levelDB = 10 * log10f(hopEnergy / Float(hop) + 1e-20)
+        // The hop's energy in four partial sums: one chain of dependent additions took longer than the rest.
+        var sums = SIMD4<Float>(repeating: 0)
+        var i = 0
+        while i + 4 <= hopFill {
+            let m = UnsafeRawPointer(mono + i).loadUnaligned(as: SIMD4<Float>.self)
+            sums += m * m
+            i += 4
+        }
+        var energy = sums.sum()
+        while i < hopFill { energy += mono[i] * mono[i]; i += 1 }
+        let levelDB = 10 * log10f(energy / Float(hop) + 1e-20)
         let peakDB = 20 * log10f(hopPeak + 1e-20)
-        hopEnergy = 0
+        hopFill = 0
         hopPeak = 0
         let warning = Int(HowlGuardNode.warningSeconds * rate)
         let checkSamples = Int(HowlGuardNode.emergencyCheckSeconds * rate)
@@ -349,7 +364,10 @@ public final class HowlGuardNode: AudioNode {
         // Or the peaks sit at the ceiling while the RMS does not: a howl on several frequencies at once
         // has a crest factor a single tone has not (seen on the virtual sound card's flat loop: peaks at
         // the limiter's −1 dBFS for 16 s, RMS under −10 dB).
-        let pinned = loud || peakDB > HowlGuardNode.emergencyPinnedPeakDB
+        // The peak test needs a tonal spectrum, as a howl's is: a loud noise or a distorted source driven
+        // into the limiter on purpose is not feedback.
+        let pinned = loud || (peakDB > HowlGuardNode.emergencyPinnedPeakDB
+                              && detector.tonalFraction() >= HowlGuardNode.emergencyPinnedTonalFraction)
         var pinnedStep = false
         if pinned {
             if loudSince == Int.max { loudSince = now }
@@ -406,6 +424,21 @@ public final class HowlGuardNode: AudioNode {
         }
         rampGain()
         publish()
+    }
+
+    /// |x| for four samples from `p` (the sign bit cleared).
+    /// - Realtime: safe.
+    @inline(__always)
+    private static func magnitudes(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt32>.self)
+        return unsafeBitCast(v & SIMD4(repeating: 0x7fff_ffff), to: SIMD4<Float>.self)
+    }
+
+    /// The larger of `a` and `b` per lane (a select: `pointwiseMax` is a generic call).
+    /// - Realtime: safe.
+    @inline(__always)
+    private static func larger(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+        a.replacing(with: b, where: b .> a)
     }
 
     /// Sets the gain to ramp, sample by sample over the next hop, to the one `reductionDB` asks for.

@@ -109,4 +109,30 @@ final class HowlDetectorTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(time, 32 * 256 - 1)
         }
     }
+
+    /// The tonal share the guard's pinned-peak rule reads: a howl on a whole harmonic series (a flat loop's
+    /// comb, 385 Hz apart, as on the virtual sound card), even clipped, is tonal; full-scale noise is not.
+    func testAHarmonicSeriesIsTonalAndNoiseIsNot() {
+        func tonal(_ signal: [Float]) -> Float {
+            let detector = HowlDetector(sampleRate: rate)
+            var last: Float = -1
+            for x in signal {
+                detector.push(x)
+                if detector.analyzeIfDue() { last = detector.tonalFraction() }
+            }
+            return last
+        }
+        let frames = Int(rate / 4)
+        let series = (0..<frames).map { i in
+            (1...12).reduce(Float(0)) { sum, h in sum + 0.15 * Float(sin(2 * Double.pi * 385 * Double(h) * Double(i) / rate)) }
+        }
+        let clipped = series.map { max(-0.9, min(0.9, $0 * 2)) }
+        let values = (series: tonal(series), clipped: tonal(clipped), noise: tonal(noise(frames, level: 0.9)),
+                      quiet: tonal(noise(frames, level: 1e-6)))
+        print("tonal share: harmonic series \(values.series), clipped \(values.clipped), full-scale noise \(values.noise), quiet \(values.quiet)")
+        XCTAssertGreaterThan(values.series, 0.8)
+        XCTAssertGreaterThan(values.clipped, 0.5)
+        XCTAssertLessThan(values.noise, 0.1)
+        XCTAssertEqual(values.quiet, 0)
+    }
 }
