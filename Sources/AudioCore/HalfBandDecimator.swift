@@ -23,9 +23,9 @@ import Darwin
 /// - Realtime: `init` allocates (control thread); `process` and `reset` are safe.
 public final class HalfBandDecimator {
     /// Taps of the full filter (odd, 4k + 3: the centre tap and the taps two apart from it are zero but the centre).
-    public static var tapCount: Int { 47 }
+    public static var tapCount: Int { 35 }
     /// Stopband attenuation the Kaiser window is chosen for, in dB.
-    public static var stopbandDB: Double { 60 }
+    public static var stopbandDB: Double { 55 }
     /// Where the passband ends (gain within 0.01 dB of 1), as a fraction of the input rate:
     /// a quarter less half the Kaiser transition width for `tapCount` and `stopbandDB`.
     /// What lies above `0.5 − passbandEdge` (the stopband) folds back under the passband's edge
@@ -58,8 +58,9 @@ public final class HalfBandDecimator {
         let taps = Self.tapCount
         let middle = taps / 2  // odd: the centre sits on an odd offset from either end
         precondition(taps % 4 == 3, "half-band length must be 4k + 3")
-        // Kaiser window β for the attenuation (Kaiser's formula for A > 50 dB).
-        let beta = 0.1102 * (Self.stopbandDB - 8.7)
+        // Kaiser window β for the attenuation (Kaiser's formula for 21 dB < A ≤ 50 dB, and above).
+        let a = Self.stopbandDB
+        let beta = a > 50 ? 0.1102 * (a - 8.7) : 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21)
         func besselI0(_ x: Double) -> Double {
             var sum = 1.0, term = 1.0, k = 1.0
             while term > 1e-12 * sum {
@@ -118,12 +119,15 @@ public final class HalfBandDecimator {
     /// - Realtime: safe. Arithmetic on preallocated memory.
     public func process(_ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
         precondition(count <= maximumChunk)
-        var odd = nextIsOdd
-        for i in 0..<count {
-            if odd { odds[oddCount] = input[i]; oddCount += 1 } else { evens[evenCount] = input[i]; evenCount += 1 }
-            odd.toggle()
-        }
-        nextIsOdd = odd
+        // Split into the two phases: two strided copies (a branch per sample cost more than the filter).
+        let first = nextIsOdd ? 1 : 0  // where the first even-indexed sample of this chunk is
+        let evenIn = (count - first + 1) / 2, oddIn = count - evenIn
+        let evenLine = evens + evenCount, oddLine = odds + oddCount
+        for j in 0..<evenIn { evenLine[j] = input[first + 2 * j] }
+        for j in 0..<oddIn { oddLine[j] = input[1 - first + 2 * j] }
+        evenCount += evenIn
+        oddCount += oddIn
+        nextIsOdd = nextIsOdd != (count % 2 == 1)
         // Every even sample past the history completes one output (its odd partner lies `oddHistory` back).
         let produced = evenCount - (evenTaps - 1)
         guard produced > 0 else { return 0 }

@@ -32,7 +32,7 @@ public final class HowlDetector {
     /// Hz per FFT bin.
     public let binWidth: Float
     /// The top of the band searched, in Hz: `criteria.highestFrequency`, or lower where the
-    /// decimator's passband ends (10.1 kHz at 48 kHz, 9.3 kHz at 44.1 kHz).
+    /// decimator's passband ends (9.7 kHz at 48 kHz, 8.9 kHz at 44.1 kHz).
     public let highestFrequency: Float
     /// The analysis frame in analysed samples: `criteria.frameSize` scaled from 48 kHz to the analysis
     /// rate, to the next power of two (1024 at 44.1, 48 and 96 kHz), so the bins stay 21–23 Hz wide and a
