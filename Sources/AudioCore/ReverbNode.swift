@@ -172,30 +172,83 @@ struct ReverbAllpass {
         self.length = length
     }
 
-    /// Filters `frames` samples of `signal` in place.
+    /// Runs four all-passes in series (`stages[0]` first) over `frames`
+    /// samples of `signal` in place, in one pass: each group of four frames
+    /// goes through all four stages in registers, instead of four passes that
+    /// each load and store the whole signal. Exactly the arithmetic of four
+    /// stages run one after the other over the whole block (Freeverb's
+    /// per-sample `x + delayed · 0.5` into the line, `delayed − x` out),
+    /// sample for sample: a stage's line is at least
+    /// `frames` long (the tank cuts blocks to its shortest line), so within
+    /// a call no stage reads what it wrote, whichever way the work is ordered.
     /// - Realtime: safe.
     @_noLocks
-    mutating func process(_ signal: UnsafeMutablePointer<Float>, frames: Int) {
-        let line = self.line
-        let length = self.length
-        var i = index
+    static func processFour(_ stages: UnsafeMutablePointer<ReverbAllpass>, _ signal: UnsafeMutablePointer<Float>, frames: Int) {
+        typealias V = SIMD4<Float>
+        let l0 = stages[0].line, l1 = stages[1].line, l2 = stages[2].line, l3 = stages[3].line
+        let n0 = stages[0].length, n1 = stages[1].length, n2 = stages[2].length, n3 = stages[3].length
+        var i0 = stages[0].index, i1 = stages[1].index, i2 = stages[2].index, i3 = stages[3].index
+        let half = V(repeating: 0.5)
         var done = 0
-        // In runs up to the end of the line, so the inner loop has no wrap test.
+        // In runs up to the nearest end of a line, so the inner loops have no wrap test.
         while done < frames {
-            let n = min(frames - done, length - i)
-            let s = signal + done, l = line + i
-            for f in 0..<n {
-                let x = s[f]
-                let delayed = l[f]
-                l[f] = flushTiny(x + delayed * 0.5)
-                s[f] = delayed - x
+            let n = min(min(frames - done, min(n0 - i0, n1 - i1)), min(n2 - i2, n3 - i3))
+            let s = signal + done
+            let p0 = l0 + i0, p1 = l1 + i1, p2 = l2 + i2, p3 = l3 + i3
+            var f = 0
+            while f + 4 <= n {
+                var x = allpassLoad(s + f)
+                x = allpassStep(x, p0 + f, half)
+                x = allpassStep(x, p1 + f, half)
+                x = allpassStep(x, p2 + f, half)
+                x = allpassStep(x, p3 + f, half)
+                allpassStore(x, s + f)
+                f += 4
             }
-            i += n
-            if i == length { i = 0 }
+            while f < n {
+                var x = s[f]
+                var delayed = p0[f]; p0[f] = flushTiny(x + delayed * 0.5); x = delayed - x
+                delayed = p1[f]; p1[f] = flushTiny(x + delayed * 0.5); x = delayed - x
+                delayed = p2[f]; p2[f] = flushTiny(x + delayed * 0.5); x = delayed - x
+                delayed = p3[f]; p3[f] = flushTiny(x + delayed * 0.5); x = delayed - x
+                s[f] = x
+                f += 1
+            }
+            i0 += n; if i0 == n0 { i0 = 0 }
+            i1 += n; if i1 == n1 { i1 = 0 }
+            i2 += n; if i2 == n2 { i2 = 0 }
+            i3 += n; if i3 == n3 { i3 = 0 }
             done += n
         }
-        index = i
+        stages[0].index = i0; stages[1].index = i1; stages[2].index = i2; stages[3].index = i3
     }
+}
+
+/// One all-pass stage on four consecutive frames: `line` holds the stage's
+/// delayed samples for them and takes the new ones; returns the stage's output.
+/// The same arithmetic as the scalar tail of `ReverbAllpass.processFour`,
+/// lane for lane (the flush is `flushTiny`'s dead band).
+/// - Realtime: safe.
+@inline(__always)
+private func allpassStep(_ x: SIMD4<Float>, _ line: UnsafeMutablePointer<Float>, _ half: SIMD4<Float>) -> SIMD4<Float> {
+    let delayed = allpassLoad(line)
+    let stored = x + delayed * half
+    allpassStore(stored.replacing(with: 0, where: (stored .< 1e-20) .& (stored .> -1e-20)), line)
+    return delayed - x
+}
+
+/// - Realtime: safe.
+@inline(__always)
+private func allpassLoad(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+    // `_unsafePerformance`: unoptimized builds do not specialize the generic
+    // loadUnaligned, so the @_noLocks check could not see through it.
+    _unsafePerformance { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
+}
+
+/// - Realtime: safe.
+@inline(__always)
+private func allpassStore(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+    _unsafePerformance { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
 }
 
 /// The two tanks (left and right) with their delay lines and scratch buffers,
@@ -301,10 +354,9 @@ struct ReverbTank {
 
         combBanks[0].process(input: tankInput, feedback: feedback, damp: damp, varying: varying, into: wetLeft, frames: frames)
         combBanks[1].process(input: tankInput, feedback: feedback, damp: damp, varying: varying, into: wetRight, frames: frames)
-        for k in 0..<Self.allpassCount {
-            allpasses[k].process(wetLeft, frames: frames)
-            allpasses[Self.allpassCount + k].process(wetRight, frames: frames)
-        }
+        // The four diffusers of each side in one pass (`allpassCount` is 4).
+        ReverbAllpass.processFour(allpasses, wetLeft, frames: frames)
+        ReverbAllpass.processFour(allpasses + Self.allpassCount, wetRight, frames: frames)
 
         if !wet.isSmoothing && !width.isSmoothing {
             // Settled: the same gains for the whole block.

@@ -181,15 +181,19 @@ public final class FileRenderDriver {
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
         defer { chunk.deallocate() }
-        var wait = ThreadWait()
         var total: Int64 = 0
         func push(_ p: UnsafePointer<Float>, _ frames: Int) {
             var done = 0
             while done < frames * ch {
                 if shared.abort.load(ordering: .relaxed) { return }
-                let n = shared.inRing.write(p + done, count: frames * ch - done)
-                if n == 0 { wait.pause() } else { wait.reset() }
-                done += n
+                // Wait for room for the whole rest (or half the ring, for a
+                // resampler's larger output), sleeping: the ring holds over a
+                // second, so the render thread never runs dry meanwhile.
+                if shared.inRing.availableToWrite < min(frames * ch - done, shared.inRing.capacity / 2) {
+                    ThreadWait.nap()
+                    continue
+                }
+                done += shared.inRing.write(p + done, count: frames * ch - done)
             }
             shared.framesDelivered.add(frames, ordering: .relaxed)
         }
@@ -249,10 +253,7 @@ public final class FileRenderDriver {
                     inputEnded = true
                 } else {
                     shared.inRing.read(into: interleavedIn, count: frames * inChannels)
-                    for c in 0..<inChannels {
-                        let d = inBuffer[c]
-                        for i in 0..<frames { d[i] = interleavedIn[i * inChannels + c] }
-                    }
+                    Interleaving.deinterleave(interleavedIn, channels: inChannels, frames: frames, into: inBuffer)
                 }
             }
             if inputEnded {
@@ -277,10 +278,7 @@ public final class FileRenderDriver {
             toSkip -= skip
             let keep = frames - skip
             if keep == 0 { continue }
-            for c in 0..<outChannels {
-                let s = outBuffer[c] + skip
-                for i in 0..<keep { interleavedOut[i * outChannels + c] = s[i] }
-            }
+            Interleaving.interleave(outBuffer, offset: skip, channels: outChannels, frames: keep, into: interleavedOut)
             var done = 0
             while done < keep * outChannels && !shared.abort.load(ordering: .relaxed) {
                 let n = shared.outRing.write(interleavedOut + done, count: keep * outChannels - done)

@@ -14,12 +14,14 @@ enum RingDrain {
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
         defer { chunk.deallocate() }
-        var wait = ThreadWait()
         var writeError: Error?
         while true {
-            let n = ring.read(into: chunk, count: chunkFrames * channels) / channels
+            // Whole chunks only until the render thread is done: fewer, larger
+            // writes, and between them the thread sleeps instead of spinning.
+            let done = renderDone()
+            let n = done || ring.availableToRead >= chunkFrames * channels
+                ? ring.read(into: chunk, count: chunkFrames * channels) / channels : 0
             if n > 0 {
-                wait.reset()
                 if writeError == nil {
                     do {
                         try writer.write(chunk, frames: n)
@@ -32,8 +34,8 @@ enum RingDrain {
                 continue
             }
             engine.collectRetiredPlans()
-            if renderDone() && ring.availableToRead == 0 { break }
-            wait.pause()
+            if done && ring.availableToRead == 0 { break }
+            ThreadWait.nap()
         }
         return writeError
     }

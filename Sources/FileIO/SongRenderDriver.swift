@@ -163,10 +163,7 @@ public final class SongRenderDriver {
                 keep = end - written
                 finished = true
             }
-            for c in 0..<channels {
-                let s = planar[c] + skip
-                for i in 0..<keep { interleaved[i * channels + c] = s[i] }
-            }
+            Interleaving.interleave(planar, offset: skip, channels: channels, frames: keep, into: interleaved)
             var done = 0
             while done < keep * channels && !shared.abort.load(ordering: .relaxed) {
                 let n = shared.ring.write(interleaved + done, count: keep * channels - done)

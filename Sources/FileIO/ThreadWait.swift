@@ -19,6 +19,16 @@ struct ThreadWait {
     }
 
     mutating func reset() { spins = 0 }
+
+    /// Sleeps a fixed 0.5 ms, for the reader and the writer, which are not
+    /// the critical path: their rings hold over a second of audio, so a nap
+    /// never starves the render thread, while yielding in a loop would keep a
+    /// whole core busy doing nothing (on a 2-core machine, the core the
+    /// render thread competes for).
+    static func nap() {
+        var ts = timespec(tv_sec: 0, tv_nsec: 500_000)
+        nanosleep(&ts, nil)
+    }
 }
 
 /// Monotonic time in nanoseconds (clock_gettime through the vDSO: no syscall, no blocking).
