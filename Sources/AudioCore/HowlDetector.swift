@@ -106,6 +106,13 @@ public final class HowlDetector {
     /// Howls found by the last analysis.
     public let detections: UnsafeMutablePointer<HowlDetection>
     public private(set) var detectionCount = 0
+    /// The energy (Σx²) of the analysed samples of the last `hopEnergyCount` hops, a ring: enough hops
+    /// to cover a frame, and one more, so their sum bounds the frame's energy from above.
+    private let hopEnergies: UnsafeMutablePointer<Float>
+    private let hopEnergyCount: Int
+    private var hopEnergyIndex = 0
+    /// Σw² over the window.
+    private let windowEnergy: Float
     /// Whether `power` holds the last frame's spectrum (false when the frame was too quiet to take it).
     private var spectrumValid = false
     /// Analysis frames so far (since init or reset).
@@ -152,6 +159,15 @@ public final class HowlDetector {
         history.initialize(repeating: 0, count: 2 * n)
         window = .allocate(capacity: n)
         for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
+        var squares: Float = 0
+        for i in 0..<n { squares += window[i] * window[i] }
+        windowEnergy = squares
+        // The fewest analysed samples a hop brings (the decimators' phase can make it one less than
+        // hop / decimation); the frame lies within that many hops, rounded up, plus the current one.
+        let fewestPerHop = max(1, criteria.hopSize / factor - 1)
+        hopEnergyCount = (n + fewestPerHop - 1) / fewestPerHop + 1
+        hopEnergies = .allocate(capacity: hopEnergyCount)
+        hopEnergies.initialize(repeating: 0, count: hopEnergyCount)
         real = .allocate(capacity: n)
         real.initialize(repeating: 0, count: n)
         imaginary = .allocate(capacity: n)
@@ -195,7 +211,7 @@ public final class HowlDetector {
     }
 
     deinit {
-        for p in [decimated, decimatedScratch, history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
+        for p in [hopEnergies, decimated, decimatedScratch, history, window, real, imaginary, power, splitCosines, splitSines, candidateBins, candidateLevels, trackBins, trackLevels] {
             p.deallocate()
         }
         trackActive.deallocate()
@@ -210,6 +226,8 @@ public final class HowlDetector {
     /// - Realtime: safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * frameSize)
+        hopEnergies.update(repeating: 0, count: hopEnergyCount)
+        hopEnergyIndex = 0
         for stage in decimators { stage.reset() }
         writeIndex = 0
         samplesSinceAnalysis = 0
@@ -244,6 +262,17 @@ public final class HowlDetector {
             source = UnsafePointer(target)
             swap(&target, &spare)
         }
+        // This hop's energy so far, for the quiet-frame test (four partial sums).
+        var sums = SIMD4<Float>(repeating: 0)
+        var i = 0
+        while i + 4 <= length {
+            let x = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<Float>.self)
+            sums += x * x
+            i += 4
+        }
+        var energy = sums.sum()
+        while i < length { energy += source[i] * source[i]; i += 1 }
+        hopEnergies[hopEnergyIndex] += energy
         let n = frameSize
         var done = 0
         while done < length {
@@ -262,6 +291,11 @@ public final class HowlDetector {
     public func analyzeIfDue() -> Bool {
         guard samplesSinceAnalysis >= criteria.hopSize else { return false }
         samplesSinceAnalysis = 0
+        defer {
+            // The next hop's energy goes into the oldest slot (its hop has left the frame).
+            hopEnergyIndex = (hopEnergyIndex + 1) % hopEnergyCount
+            hopEnergies[hopEnergyIndex] = 0
+        }
         framesAnalyzed += 1
         detectionCount = 0
         spectrumValid = computeSpectrum()
@@ -276,11 +310,16 @@ public final class HowlDetector {
 
     /// The windowed spectrum of the last frame into `power`. Returns false,
     /// leaving `power` alone, when the frame is too quiet for any bin to pass
-    /// PTPR: no bin's magnitude exceeds Σ|x[n]·w[n]| (the triangle inequality),
-    /// so when that sum squared is under the threshold (with a margin far
-    /// above the FFT's rounding) there can be no candidate.
+    /// PTPR: no bin's magnitude exceeds Σ|x[n]·w[n]| ≤ √(Σx[n]² · Σw[n]²)
+    /// (the triangle and Cauchy–Schwarz inequalities), so when the frame's
+    /// energy times Σw² is under the threshold (with a margin far above the
+    /// rounding) there can be no candidate. The energy comes from the per-hop
+    /// sums `push` keeps, so a quiet frame costs no pass over its samples.
     /// - Realtime: safe.
     private func computeSpectrum() -> Bool {
+        var energy: Float = 0
+        for h in 0..<hopEnergyCount { energy += hopEnergies[h] }
+        guard energy * windowEnergy * 1.01 >= thresholdPower else { return false }
         // The real frame as a complex one of half the length, z[m] = x[2m] + i·x[2m+1]
         // (one FFT of frameSize/2 points instead of frameSize), then split into the
         // real frame's spectrum: X[k] = E[k] + W^k·O[k], where E and O are the spectra
@@ -292,15 +331,12 @@ public final class HowlDetector {
         let n = frameSize, m = n / 2, q = m / 4
         let frame = history + writeIndex
         typealias Lanes = SIMD4<Float>
-        var sums = Lanes(repeating: 0)
         var p = 0
         while p < q {
             let (r0, i0) = windowed(frame, p)
             let (r1, i1) = windowed(frame, p + 2 * q)
             let (r2, i2) = windowed(frame, p + q)
             let (r3, i3) = windowed(frame, p + 3 * q)
-            sums += magnitudes(r0) + magnitudes(i0) + magnitudes(r1) + magnitudes(i1)
-            sums += magnitudes(r2) + magnitudes(i2) + magnitudes(r3) + magnitudes(i3)
             let a0r = r0 + r1, a0i = i0 + i1, a1r = r0 - r1, a1i = i0 - i1
             let a2r = r2 + r3, a2i = i2 + i3, a3r = r2 - r3, a3i = i2 - i3
             let y0r = a0r + a2r, y0i = a0i + a2i, y2r = a0r - a2r, y2i = a0i - a2i
@@ -313,8 +349,6 @@ public final class HowlDetector {
             }
             p += 4
         }
-        let magnitude = sums.sum()
-        guard magnitude * magnitude * 1.01 >= thresholdPower else { return false }
         fft.finishTransform(real: real, imaginary: imaginary)
         // Bins 0 and M pair Z[0] with itself; every other k pairs Z[k] with Z[M−k].
         split(bin: 0, a: 0, b: 0)
@@ -345,14 +379,6 @@ public final class HowlDetector {
     private func windowed(_ frame: UnsafeMutablePointer<Float>, _ i: Int) -> (SIMD4<Float>, SIMD4<Float>) {
         let a = load(frame + 2 * i) * load(window + 2 * i), b = load(frame + 2 * i + 4) * load(window + 2 * i + 4)
         return (SIMD4(a[0], a[2], b[0], b[2]), SIMD4(a[1], a[3], b[1], b[3]))
-    }
-
-    /// |v| per lane.
-    /// - Realtime: safe.
-    @inline(__always)
-    private func magnitudes(_ v: SIMD4<Float>) -> SIMD4<Float> {
-        // The sign bit cleared (`pointwiseMax(v, -v)` is a generic call, not inlined).
-        unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & SIMD4(repeating: 0x7fff_ffff), to: SIMD4<Float>.self)
     }
 
     /// Bin `k`'s power (0…frameSize/2), from the split when it is above the bins `computeSpectrum` filled.
