@@ -138,22 +138,13 @@ public struct BiquadState: Sendable, Equatable {
 /// The state lives outside, one `BiquadState` per channel, owned by the node,
 /// so one kernel serves every channel.
 ///
-/// Inside a call the kernels evaluate the same filter in its direct form I
-/// arrangement, two outputs per step (the first two samples come from the
-/// registers, exactly as above, and the registers are rebuilt from the last two
-/// samples at the end). With g[n] = b0·x[n] + b1·x[n−1] + b2·x[n−2]:
-///
-///     y[n]   = g[n] − a2·y[n−2] − a1·y[n−1]
-///     y[n+1] = g[n+1] − a1·g[n] + a1·a2·y[n−2] + (a1² − a2)·y[n−1]
-///
-/// (the second line is the first one step on, with y[n] substituted). It is the
-/// same filter; only the order of the Double additions differs, far below the
-/// Float samples' resolution (a file through the voice chain differed from the
-/// one-step form in 44 of 5.9 million 24-bit samples, by 1 LSB). The point is
-/// speed: the recursion is latency-bound, and this form puts at most one
-/// multiply and two additions between one pair of outputs and the next, where
-/// the one-step form has a multiply and a subtraction between every two
-/// consecutive outputs, twice per pair. An odd last sample takes the one-step line.
+/// Inside a call the kernels evaluate the same recursion in its direct form I
+/// arrangement, y[n] = b0·x[n] + b1·x[n−1] + b2·x[n−2] − a2·y[n−2] − a1·y[n−1]
+/// (the first two samples come from the registers, exactly as above, and the
+/// registers are rebuilt from the last two samples at the end). It is the same
+/// filter; only the order of the Double additions differs. The point is speed:
+/// the recursion is latency-bound, and this order puts one multiply and one
+/// subtraction between consecutive outputs instead of four dependent operations.
 public struct Biquad: Sendable {
     public var coefficients: BiquadCoefficients
 
@@ -177,8 +168,6 @@ public struct Biquad: Sendable {
     public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int, state: inout BiquadState) {
         let b0 = coefficients.b0, b1 = coefficients.b1, b2 = coefficients.b2
         let a1 = coefficients.a1, a2 = coefficients.a2
-        // The two-step coefficients (see the type's note).
-        let c1 = a1 * a1 - a2, c2 = a1 * a2
         var z1 = state.z1
         var z2 = state.z2
         if count >= 2 {
@@ -192,25 +181,14 @@ public struct Biquad: Sendable {
             output[1] = Float(y1)
             var xm2 = x0, xm1 = x1, ym2 = y0, ym1 = y1
             var i = 2
-            while i + 1 < count {
-                // Both loads before either store: `output` may be `input`.
-                let x = Double(input[i]), xNext = Double(input[i + 1])
-                let g = (b0 * x + b1 * xm1) + b2 * xm2
-                let gNext = (b0 * xNext + b1 * x) + b2 * xm1
-                let y = (g - a2 * ym2) - a1 * ym1
-                let yNext = ((gNext - a1 * g) + c2 * ym2) + c1 * ym1
-                output[i] = Float(y)
-                output[i + 1] = Float(yNext)
-                xm2 = x; xm1 = xNext
-                ym2 = y; ym1 = yNext
-                i += 2
-            }
-            if i < count {
+            while i < count {
                 let x = Double(input[i])
-                let y = ((b0 * x + b1 * xm1) + b2 * xm2 - a2 * ym2) - a1 * ym1
+                let feedForward = (b0 * x + b1 * xm1) + b2 * xm2
+                let y = (feedForward - a2 * ym2) - a1 * ym1
                 output[i] = Float(y)
                 xm2 = xm1; xm1 = x
                 ym2 = ym1; ym1 = y
+                i += 1
             }
             // Rebuild the registers from the last two samples, as TDF2 would have them.
             z2 = b2 * xm1 - a2 * ym1
@@ -232,9 +210,9 @@ public struct Biquad: Sendable {
     /// arithmetic as `process(_:_:count:state:)` on each channel (so the
     /// results are identical to two mono calls), interleaved in one loop so the
     /// two independent recursions overlap (the compiler pairs them into SIMD
-    /// lanes). Each output may be the same pointer
-    /// as either input (in place, or one mono source feeding both outputs); the
-    /// outputs must not overlap each other or otherwise overlap the inputs.
+    /// lanes). Each output may be the same pointer as either input (in place,
+    /// or one mono source feeding both outputs); the outputs must not overlap
+    /// each other or otherwise overlap the inputs.
     ///
     /// - Realtime: safe. Arithmetic on caller-owned memory only; checked by the
     ///   compiler with `@_noLocks`.
@@ -245,7 +223,6 @@ public struct Biquad: Sendable {
                         count: Int, state0: inout BiquadState, state1: inout BiquadState) {
         let b0 = coefficients.b0, b1 = coefficients.b1, b2 = coefficients.b2
         let a1 = coefficients.a1, a2 = coefficients.a2
-        let c1 = a1 * a1 - a2, c2 = a1 * a2
         var z1L = state0.z1, z2L = state0.z2
         var z1R = state1.z1, z2R = state1.z2
         if count >= 2 {
@@ -261,34 +238,17 @@ public struct Biquad: Sendable {
             var xm2L = x0L, xm1L = x1L, ym2L = y0L, ym1L = y1L
             var xm2R = x0R, xm1R = x1R, ym2R = y0R, ym1R = y1R
             var i = 2
-            while i + 1 < count {
-                // All four loads before any store: an output may alias an input.
+            while i < count {
+                // Both loads before either store: an output may alias an input.
                 let xL = Double(input0[i]), xR = Double(input1[i])
-                let xNextL = Double(input0[i + 1]), xNextR = Double(input1[i + 1])
-                let gL = (b0 * xL + b1 * xm1L) + b2 * xm2L
-                let gR = (b0 * xR + b1 * xm1R) + b2 * xm2R
-                let gNextL = (b0 * xNextL + b1 * xL) + b2 * xm1L
-                let gNextR = (b0 * xNextR + b1 * xR) + b2 * xm1R
-                let yL = (gL - a2 * ym2L) - a1 * ym1L
-                let yR = (gR - a2 * ym2R) - a1 * ym1R
-                let yNextL = ((gNextL - a1 * gL) + c2 * ym2L) + c1 * ym1L
-                let yNextR = ((gNextR - a1 * gR) + c2 * ym2R) + c1 * ym1R
-                // Both channels' pairs rounded to Float in one step each
-                // (the same rounding as one at a time) and stored as pairs.
-                let y = SIMD2<Float>(SIMD2<Double>(yL, yR)), yNext = SIMD2<Float>(SIMD2<Double>(yNextL, yNextR))
-                biquadStorePair(SIMD2(y[0], yNext[0]), output0 + i)
-                biquadStorePair(SIMD2(y[1], yNext[1]), output1 + i)
-                xm2L = xL; xm1L = xNextL; ym2L = yL; ym1L = yNextL
-                xm2R = xR; xm1R = xNextR; ym2R = yR; ym1R = yNextR
-                i += 2
-            }
-            if i < count {
-                let xL = Double(input0[i]), xR = Double(input1[i])
-                let yL = ((b0 * xL + b1 * xm1L) + b2 * xm2L - a2 * ym2L) - a1 * ym1L
-                let yR = ((b0 * xR + b1 * xm1R) + b2 * xm2R - a2 * ym2R) - a1 * ym1R
+                let feedForwardL = (b0 * xL + b1 * xm1L) + b2 * xm2L
+                let feedForwardR = (b0 * xR + b1 * xm1R) + b2 * xm2R
+                let yL = (feedForwardL - a2 * ym2L) - a1 * ym1L
+                let yR = (feedForwardR - a2 * ym2R) - a1 * ym1R
                 output0[i] = Float(yL); output1[i] = Float(yR)
                 xm2L = xm1L; xm1L = xL; ym2L = ym1L; ym1L = yL
                 xm2R = xm1R; xm1R = xR; ym2R = ym1R; ym1R = yR
+                i += 1
             }
             z2L = b2 * xm1L - a2 * ym1L
             z1L = b1 * xm1L - a1 * ym1L + (b2 * xm2L - a2 * ym2L)
@@ -318,13 +278,4 @@ public struct Biquad: Sendable {
     public func process(_ samples: UnsafeMutablePointer<Float>, count: Int, state: inout BiquadState) {
         process(UnsafePointer(samples), samples, count: count, state: &state)
     }
-}
-
-/// Stores two consecutive samples.
-/// - Realtime: safe.
-@inlinable @inline(__always)
-func biquadStorePair(_ pair: SIMD2<Float>, _ destination: UnsafeMutablePointer<Float>) {
-    // `_unsafePerformance`: unoptimized builds do not specialize the generic
-    // storeBytes, so the @_noLocks check could not see through it.
-    _unsafePerformance { UnsafeMutableRawPointer(destination).storeBytes(of: pair, as: SIMD2<Float>.self) }
 }
