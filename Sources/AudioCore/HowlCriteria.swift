@@ -29,12 +29,13 @@
 public struct HowlCriteria: Sendable, Equatable {
     /// Analysis frame and hop, in samples (2048 and 512 at 48 kHz: 23 Hz bins, a frame every 10.7 ms;
     /// the frame is taken from the signal decimated to 24 kHz, 1024 samples there).
-    /// The frame is for 48 kHz: the detector scales it to its rate, to the next power of two (2048 at
-    /// 44.1 kHz, 4096 at 96 kHz). The hop stays this many samples at every rate (the guard sizes its
-    /// buffers by it).
+    /// The frame is for 48 kHz: the detector scales it to its analysis rate, to the next power of two
+    /// (1024 analysed samples at 44.1, 48 and 96 kHz). The hop stays this many input samples at every
+    /// rate (the guard sizes its buffers by it).
     public var frameSize = 2048
     public var hopSize = 512
-    /// The band searched for howls, in Hz (its bottom at least 3 bins up: 64–70 Hz at 44.1, 48 and 96 kHz).
+    /// The band searched for howls, in Hz (its bottom at least 3 bins up: 64–70 Hz at 44.1, 48 and 96 kHz;
+    /// its top no higher than the decimator's passband, 9.7 kHz at 48 kHz: `HowlDetector.highestFrequency`).
     public var lowestFrequency: Float = 60
     public var highestFrequency: Float = 16_000
     /// PTPR: the absolute level a peak must reach, in dB.

@@ -162,10 +162,10 @@ public final class HowlDetector {
         var squares: Float = 0
         for i in 0..<n { squares += window[i] * window[i] }
         windowEnergy = squares
-        // The fewest analysed samples a hop brings (the decimators' phase can make it one less than
-        // hop / decimation); the frame lies within that many hops, rounded up, plus the current one.
-        let fewestPerHop = max(1, criteria.hopSize / factor - 1)
-        hopEnergyCount = (n + fewestPerHop - 1) / fewestPerHop + 1
+        // Enough hops to hold a frame of analysed samples whatever the decimators' phase: a hop brings
+        // hop / decimation of them on average (none at all when the hop is shorter than the factor),
+        // so ⌈frame · factor / hop⌉ hops and two more for the phase.
+        hopEnergyCount = (n * factor + criteria.hopSize - 1) / criteria.hopSize + 2
         hopEnergies = .allocate(capacity: hopEnergyCount)
         hopEnergies.initialize(repeating: 0, count: hopEnergyCount)
         real = .allocate(capacity: n)
@@ -422,6 +422,7 @@ public final class HowlDetector {
     /// - Realtime: safe.
     private func findCandidates() {
         candidateCount = 0
+        guard highBin >= lowBin else { return }  // a band (from custom criteria) above what the analysis holds
         // Four partial sums: one chain of dependent additions would take longer than the rest.
         var sums = SIMD4<Float>(repeating: 0)
         var k = averageLowBin
@@ -476,25 +477,33 @@ public final class HowlDetector {
     /// from a loud noise or a distorted source driven into the limiter on purpose.
     /// - Realtime: safe.
     public func tonalFraction() -> Float {
-        guard spectrumValid else { return 0 }
+        guard spectrumValid, highBin >= lowBin else { return 0 }
         var total: Float = 0, tonal: Float = 0
+        // The highest bin already in `tonal` (a lobe's upper bin is not counted again as the next one's lower).
+        var counted = lowBin - 1
         var k = lowBin
         while k <= highBin {
             let p = power[k]
             total += p
             if p > power[k - 1] && p >= power[k + 1] {
-                var neighbours: Float = 0, counted: Float = 0
+                var neighbours: Float = 0, bins: Float = 0
                 for d in 3...8 {
                     neighbours += power[k + d]
-                    counted += 1
-                    if k - d >= 1 { neighbours += power[k - d]; counted += 1 }
+                    bins += 1
+                    if k - d >= 1 { neighbours += power[k - d]; bins += 1 }
                 }
-                if p >= 10 * neighbours / counted {
-                    tonal += p + power[k - 1] + power[k + 1]
-                    // The lobe's upper bin is counted here: skip it in the total's walk too.
-                    if k + 1 <= highBin { total += power[k + 1] }
-                    k += 2
-                    continue
+                if p >= 10 * neighbours / bins {
+                    tonal += p
+                    if k - 1 > counted { tonal += power[k - 1] }  // k − 1 ≥ lowBin: already in `total`
+                    counted = k
+                    if k + 1 <= highBin {
+                        // The lobe's upper bin, in both sums here, and skipped by the walk.
+                        tonal += power[k + 1]
+                        total += power[k + 1]
+                        counted = k + 1
+                        k += 2
+                        continue
+                    }
                 }
             }
             k += 1

@@ -365,7 +365,8 @@ public final class HowlGuardNode: AudioNode {
         // has a crest factor a single tone has not (seen on the virtual sound card's flat loop: peaks at
         // the limiter's −1 dBFS for 16 s, RMS under −10 dB).
         // The peak test needs a tonal spectrum, as a howl's is: a loud noise or a distorted source driven
-        // into the limiter on purpose is not feedback.
+        // into the limiter on purpose is not feedback. (A howl above the analysed band, 9.7 kHz at 48 kHz,
+        // is one tone: at the ceiling its RMS is over `emergencyLoudDB`, and the RMS test holds it.)
         let pinned = loud || (peakDB > HowlGuardNode.emergencyPinnedPeakDB
                               && detector.tonalFraction() >= HowlGuardNode.emergencyPinnedTonalFraction)
         var pinnedStep = false

@@ -152,4 +152,24 @@ final class HowlGuardRecoveryTests: XCTestCase {
             XCTAssertEqual(run.reduction.max() ?? -1, 0, "loud voice, \(name): no emergency step")
         }
     }
+
+    /// Above the analysed band (9.7 kHz at 48 kHz) the detector is blind, so a high howl gets no notch;
+    /// once it sits at the ceiling the pinned rule steps the gain (one tone's RMS there is over −10 dBFS).
+    func testAHowlAboveTheAnalysedBandIsPulledDownOnceItReachesTheCeiling() {
+        let grow = Int(1.0 * rate), total = Int(2.5 * rate)
+        // From −60 dBFS at 60 dB/s to −1 dBFS (reached at 0.98 s), then held there.
+        let signal: [Float] = (0..<total).map { i in
+            let db = min(-1, -60 + 60 * Double(min(i, grow)) / rate)
+            return Float(pow(10, db / 20) * sin(2 * Double.pi * 12_000 * Double(i) / rate))
+        }
+        let node = HowlGuardNode()
+        _ = BlockRenderHarness(node, inputChannelCounts: [1], maximumBlockSize: 64).run([[signal]], blockSize: 64)
+        XCTAssertTrue(node.status().notches.isEmpty, "no notch: the detector does not see 12 kHz")
+        let run = reductions(signal)
+        print("12 kHz howl: reduction every 100 ms \(run.reduction.map { Int($0.rounded()) }) dB")
+        // −3 dBFS is passed at 0.95 s; 0.3 s of pinned hops later, the first step (entry k covers ≤ (k + 1) · 0.1 s).
+        XCTAssertEqual(run.reduction[8], 0, "nothing before the ceiling")
+        XCTAssertGreaterThan(run.reduction[13], 0, "stepped within 0.4 s of reaching the ceiling")
+        XCTAssertGreaterThanOrEqual(run.reduction.last ?? 0, 12, "held at the ceiling, it goes on stepping")
+    }
 }
