@@ -262,17 +262,8 @@ public final class HowlDetector {
             source = UnsafePointer(target)
             swap(&target, &spare)
         }
-        // This hop's energy so far, for the quiet-frame test (four partial sums).
-        var sums = SIMD4<Float>(repeating: 0)
-        var i = 0
-        while i + 4 <= length {
-            let x = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<Float>.self)
-            sums += x * x
-            i += 4
-        }
-        var energy = sums.sum()
-        while i < length { energy += source[i] * source[i]; i += 1 }
-        hopEnergies[hopEnergyIndex] += energy
+        // This hop's energy so far, for the quiet-frame test.
+        hopEnergies[hopEnergyIndex] += sumOfSquares(source, count: length)
         let n = frameSize
         var done = 0
         while done < length {

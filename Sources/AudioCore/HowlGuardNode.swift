@@ -325,16 +325,8 @@ public final class HowlGuardNode: AudioNode {
         var emergency = false
         // The notches could do no more for a howl the detector found: evidence that the loop howls at this gain.
         var exhausted = false
-        // The hop's energy in four partial sums: one chain of dependent additions took longer than the rest.
-        var sums = SIMD4<Float>(repeating: 0)
-        var i = 0
-        while i + 4 <= hopFill {
-            let m = UnsafeRawPointer(mono + i).loadUnaligned(as: SIMD4<Float>.self)
-            sums += m * m
-            i += 4
-        }
-        var energy = sums.sum()
-        while i < hopFill { energy += mono[i] * mono[i]; i += 1 }
+        // The whole hop at once: the same sum whatever the block size.
+        let energy = sumOfSquares(mono, count: hopFill)
         let levelDB = 10 * log10f(energy / Float(hop) + 1e-20)
         let peakDB = 20 * log10f(hopPeak + 1e-20)
         hopFill = 0
