@@ -107,7 +107,7 @@ public final class HowlDetector {
     public let detections: UnsafeMutablePointer<HowlDetection>
     public private(set) var detectionCount = 0
     /// The energy (Σx²) of the analysed samples of the last `hopEnergyCount` hops, a ring: enough hops
-    /// to cover a frame, and one more, so their sum bounds the frame's energy from above.
+    /// to cover a frame whatever the decimators' phase, and two more, so their sum bounds the frame's energy from above.
     private let hopEnergies: UnsafeMutablePointer<Float>
     private let hopEnergyCount: Int
     private var hopEnergyIndex = 0
