@@ -72,6 +72,12 @@ public final class HowlGuardNode: AudioNode {
     public static var emergencyPinnedPeakDB: Float { -3 }
     /// …when the spectrum is tonal: at least this share of its power in prominent peaks (`HowlDetector.tonalFraction()`).
     public static var emergencyPinnedTonalFraction: Float { 0.5 }
+    /// A pinned stretch survives this many hops in a row off the ceiling (53 ms at 48 kHz): an xrun's
+    /// dropout in a loop pinned at the ceiling does not start its 0.3 s over. On a loaded machine (13–117
+    /// xruns in 30 s) the virtual sound card's loop sat near the ceiling for 6–9 s without this, with
+    /// 2 hops still until the 9th second once; with 5, off it from the 2nd–4th second in four runs.
+    /// Speech keeps its gaps: driven 6 dB past full scale it still gets no step (tested).
+    public static var emergencyPinnedGapHops: Int { 5 }
     /// Switched off, the gain releases this fast before the guard bypasses (3 dB per 256 samples at 48 kHz; the
     /// notches release `NotchBank.depthStepDB` per notch step).
     public static var switchOffReleaseDBPerSecond: Float { 562.5 }
@@ -131,6 +137,8 @@ public final class HowlGuardNode: AudioNode {
     /// Since when every hop has been pinned: louder than `emergencyLoudDB`, or peaking over
     /// `emergencyPinnedPeakDB` (Int.max: the last one was not).
     private var loudSince = Int.max
+    /// Hops in a row off the ceiling within the current pinned stretch.
+    private var pinnedGaps = 0
     private var gain: Float = 1
     private var gainStep: Float = 0
     /// Samples since the notches last moved, and how many make a step (`notchStepSamples`, at most the hop).
@@ -215,6 +223,7 @@ public final class HowlGuardNode: AudioNode {
         sinceNotchStep = 0
         stepLevelDB = -Float.infinity
         loudSince = Int.max
+        pinnedGaps = 0
         firstDetection.store(-1, ordering: .relaxed)
         lastDetection.store(Int.min / 2, ordering: .relaxed)
         publish()
@@ -363,10 +372,13 @@ public final class HowlGuardNode: AudioNode {
                               && detector.tonalFraction() >= HowlGuardNode.emergencyPinnedTonalFraction)
         var pinnedStep = false
         if pinned {
+            pinnedGaps = 0
             if loudSince == Int.max { loudSince = now }
             if now - loudSince >= Int(HowlGuardNode.emergencyPinnedSeconds * rate) { emergency = true; pinnedStep = true }
-        } else {
-            loudSince = Int.max
+        } else if loudSince != Int.max {
+            // A hop or two off the ceiling (a dropout after an xrun) does not end the stretch; more does.
+            pinnedGaps += 1
+            if pinnedGaps > HowlGuardNode.emergencyPinnedGapHops { loudSince = Int.max; pinnedGaps = 0 }
         }
         recoveryMinimumDB = min(recoveryMinimumDB, levelDB)
         if evidence && reductionDB > 0 && levelDB > recoveryMinimumDB + HowlGuardNode.emergencyReturnDB
