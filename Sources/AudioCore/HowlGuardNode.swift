@@ -9,7 +9,8 @@ import Synchronization
 /// output, and every howl it reports gets a notch in a `NotchBank` (a new
 /// one at `initialDepthDB`, or the one already there `deepenStepDB` deeper).
 /// When the notches can do no more (the notch there is at full depth, or
-/// every slot is taken, or a loud howl's level has not fallen
+/// every slot is taken, or `emergencyNotchBurst` new notches went in within
+/// `emergencyNotchBurstSeconds`, or a loud howl's level has not fallen
 /// `emergencyReliefDB` within `emergencyCheckSeconds` of its notch, or, while
 /// the gain recovers, the level rises `emergencyReturnDB` again, or the level still climbs `emergencyClimbDB` over
 /// where it was when this bout of feedback was first found: a loop that is
@@ -78,6 +79,12 @@ public final class HowlGuardNode: AudioNode {
     /// 2 hops still until the 9th second once; with 5, off it from the 2nd–4th second in four runs.
     /// Speech keeps its gaps: driven 6 dB past full scale it still gets no step (tested).
     public static var emergencyPinnedGapHops: Int { 5 }
+    /// This many new notches within `emergencyNotchBurstSeconds` is a loop too loud everywhere: a flat
+    /// path (a cable, a software patch, the virtual sound card's `jack_connect`) howls on one comb tooth
+    /// after another as each is notched, each caught while still quiet, so no level test fires. The
+    /// notches count as exhausted: the gain steps and sets the floor.
+    public static var emergencyNotchBurst: Int { 4 }
+    public static var emergencyNotchBurstSeconds: Double { 1 }
     /// Switched off, the gain releases this fast before the guard bypasses (3 dB per 256 samples at 48 kHz; the
     /// notches release `NotchBank.depthStepDB` per notch step).
     public static var switchOffReleaseDBPerSecond: Float { 562.5 }
@@ -139,6 +146,9 @@ public final class HowlGuardNode: AudioNode {
     private var loudSince = Int.max
     /// Hops in a row off the ceiling within the current pinned stretch.
     private var pinnedGaps = 0
+    /// When the current burst of new notches began, and how many it has placed.
+    private var burstStart = Int.min / 2
+    private var burstNotches = 0
     private var gain: Float = 1
     private var gainStep: Float = 0
     /// Samples since the notches last moved, and how many make a step (`notchStepSamples`, at most the hop).
@@ -224,6 +234,8 @@ public final class HowlGuardNode: AudioNode {
         stepLevelDB = -Float.infinity
         loudSince = Int.max
         pinnedGaps = 0
+        burstStart = Int.min / 2
+        burstNotches = 0
         firstDetection.store(-1, ordering: .relaxed)
         lastDetection.store(Int.min / 2, ordering: .relaxed)
         publish()
@@ -399,7 +411,14 @@ public final class HowlGuardNode: AudioNode {
             let found = detector.detections[d]
             switch notches.notch(frequency: found.frequency, at: now) {
             case .exhausted: emergency = true; exhausted = true
-            case .placed, .deepened: break
+            case .placed:
+                if now - burstStart > Int(HowlGuardNode.emergencyNotchBurstSeconds * rate) {
+                    burstStart = now
+                    burstNotches = 0
+                }
+                burstNotches += 1
+                if burstNotches >= HowlGuardNode.emergencyNotchBurst { emergency = true; exhausted = true }
+            case .deepened: break
             }
             detectionCounter.add(1, ordering: .relaxed)
             if firstDetection.load(ordering: .relaxed) < 0 { firstDetection.store(now, ordering: .relaxed) }
@@ -417,6 +436,7 @@ public final class HowlGuardNode: AudioNode {
             recoveryMinimumDB = levelDB
             stepLevelDB = levelDB
             if pinned { loudSince = now }  // the next pinned step needs another stretch of pinned time
+            burstNotches = 0  // and the next burst step another burst
         } else if reductionDB > 0 {
             let quiet = Double(now - lastEmergency) / rate
             if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
