@@ -53,6 +53,7 @@ final class JackDuplexTests: XCTestCase {
         engine.install(try chain.compile(spec: driver.processSpec))
         let started = Date()
         let xruns = XrunAttribution(thresholdMicroseconds: 64 * 1_000_000 / 48000 / 2) { driver.xrunCount }
+        defer { xruns.finish() }
         try driver.start(engine: engine)
         if let notice = driver.realtime?.notice { print(notice) }
         // Count from a quarter second in: the steady state.

@@ -53,6 +53,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
         engine.install(try chain.compile(spec: driver.processSpec))
         let started = Date()
         let xruns = XrunAttribution(thresholdMicroseconds: 64 * 1_000_000 / 48000 / 2) { driver.xrunCount }
+        defer { xruns.finish() }
         try driver.start(engine: engine)
         if let notice = driver.realtime?.notice { print(notice) }
         // Count from a quarter second in (the steady state), and read the
@@ -113,6 +114,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
         engine.attach(scheduler)
         engine.install(try chain.compile(spec: driver.processSpec))
         let xruns = XrunAttribution(thresholdMicroseconds: 128 * 1_000_000 / 48000 / 2) { driver.xrunCount }
+        defer { xruns.finish() }
         try driver.start(engine: engine)
         while driver.framesProcessed < 12_000 && driver.stopReason == nil { usleep(1000) }
         busker_allocation_counts_reset()

@@ -78,6 +78,8 @@ public final class XrunAttribution: @unchecked Sendable {
     // Written by the watcher thread only, read after `done`.
     private var sightings: [Sighting] = []
     private var lastCount = 0
+    /// The report, once `finish` has made it.
+    private var finished: Report?
 
     /// Starts the probe and the watcher. Create it before the driver starts.
     /// - Parameters:
@@ -120,8 +122,12 @@ public final class XrunAttribution: @unchecked Sendable {
     }
 
     /// Stops watching (call once the driver has stopped, so that its last
-    /// xruns are read) and places every xrun seen.
+    /// xruns are read) and places every xrun seen. Later calls return the
+    /// same report: a test may also call it in a `defer`, so that a test that
+    /// throws early leaves no probe thread running at priority 90.
+    @discardableResult
     public func finish() -> Report {
+        if let finished { return finished }
         stopLock.lock()
         stopRequested = true
         stopLock.unlock()
@@ -144,6 +150,8 @@ public final class XrunAttribution: @unchecked Sendable {
             s.onStall = stalls.contains { (from...s.poll).contains($0.woke) }
             return s
         }
-        return Report(sightings: placed, stalls: stalls, probeError: probeError)
+        let report = Report(sightings: placed, stalls: stalls, probeError: probeError)
+        finished = report
+        return report
     }
 }
