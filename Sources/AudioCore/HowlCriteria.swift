@@ -6,7 +6,8 @@
 /// - PTPR (peak-to-threshold power ratio): the peak is above an absolute level;
 /// - PAPR (peak-to-average power ratio): it stands out of the whole spectrum;
 /// - PHPR (peak-to-harmonic power ratio): it has no harmonics or subharmonic
-///   (a howl is a sinusoid; sung and played notes carry overtones);
+///   (a howl is a sinusoid; sung and played notes carry overtones); asked of a
+///   followed peak rather than of every frame (see `HowlDetector.followCandidates`);
 /// - PNPR (peak-to-neighbouring power ratio): it is narrow;
 /// - persistence over several frames and a positive magnitude slope that is
 ///   steady (a howl grows exponentially, a straight line in dB; the
