@@ -713,7 +713,11 @@ public final class HowlDetector {
     /// - Realtime: safe.
     private func judge(track i: Int) {
         let c = criteria, h = historyLength
-        // A sixth of the steps may fall (2 of 12 at 48 kHz): more frames at a higher rate, each rising less.
+        // k frames hold k − 1 steps, and k − k/6 of them (rounded) must rise: at 48 kHz no fall in the
+        // fast rule's 5 steps and one in the slow rule's 11; at 88.2/96 kHz, whose windows hold twice the
+        // frames, one in 11 and three in 23. That strictness at 48 kHz is what keeps a held piano note and a
+        // steady test tone un-notched: allowing dips of 0.25 dB caught the seed-1234 room at 195 ms but
+        // notched both. More frames at a higher rate each rise less, hence a share rather than a count.
         func fallsAllowed(_ k: Int) -> Int { Int((Float(k) / 6).rounded()) }
         let frames = trackFrames[i]
         let newest = (frames - 1) % h
