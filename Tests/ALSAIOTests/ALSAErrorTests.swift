@@ -165,7 +165,7 @@ final class ALSAErrorTests: XCTestCase {
             }, "playback snd_pcm_prepare \(-EIO)")
         }
         XCTAssertFalse(driver.isRunning)
-        XCTAssertFalse(ALSATestSupport.threadNames().contains("audio-render"))
+        XCTAssertTrue(ALSATestSupport.threadGone(named: "audio-render"), "\(ALSATestSupport.threadNames())")
         // A failed start leaves the driver usable once the fault is gone? Not with this table;
         // it must at least close cleanly.
         driver.close()

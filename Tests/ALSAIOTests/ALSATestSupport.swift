@@ -212,6 +212,19 @@ enum ALSATestSupport {
     }
 
     /// Names of this process's threads, from /proc/self/task/*/comm.
+    /// Whether no thread named `name` is left, waiting up to two seconds:
+    /// a joined thread leaves /proc/self/task a moment after pthread_join
+    /// returns (the kernel wakes the joiner as the thread lets go of its
+    /// memory, and reaps the task just after), so a test that looks at once
+    /// can still see it. A thread that was not joined stays, and fails.
+    static func threadGone(named name: String) -> Bool {
+        for _ in 0..<200 {
+            if !threadNames().contains(name) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.compactMap {

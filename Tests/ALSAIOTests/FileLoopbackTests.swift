@@ -128,7 +128,7 @@ final class FileLoopbackTests: XCTestCase {
         driver.stop()
         XCTAssertLessThan(Date().timeIntervalSince(started), 1, "stop must be prompt")
         XCTAssertEqual(driver.stopReason, .requested)
-        XCTAssertFalse(ALSATestSupport.threadNames().contains("audio-render"))
+        XCTAssertTrue(ALSATestSupport.threadGone(named: "audio-render"), "\(ALSATestSupport.threadNames())")
         driver.close()
     }
 

@@ -159,7 +159,7 @@ final class PlaybackOnlyTests: XCTestCase {
         XCTAssertTrue(ALSATestSupport.threadNames().contains("audio-render"), "\(ALSATestSupport.threadNames())")
         driver.stop()
         XCTAssertEqual(driver.stopReason, .requested)
-        XCTAssertFalse(ALSATestSupport.threadNames().contains("audio-render"))
+        XCTAssertTrue(ALSATestSupport.threadGone(named: "audio-render"), "\(ALSATestSupport.threadNames())")
         driver.close()
 
         var limited = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"))
