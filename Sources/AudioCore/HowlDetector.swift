@@ -775,8 +775,10 @@ public final class HowlDetector {
         if let found, detectionCount < HowlDetector.trackCapacity {
             detections[detectionCount] = found
             detectionCount += 1
-            // Start over: the next report needs a fresh run of frames.
+            // Start over: the next report needs a fresh run of frames, and its lead over its harmonics is
+            // measured from here (after a notch, which lowers the peak the detector sees).
             trackFrames[i] = 0
+            trackStartRatio[i] = trackRatio[i]
         }
     }
 }

@@ -146,9 +146,9 @@ public final class HowlGuardNode: AudioNode {
     private var loudSince = Int.max
     /// Hops in a row off the ceiling within the current pinned stretch.
     private var pinnedGaps = 0
-    /// When the current burst of new notches began, and how many it has placed.
-    private var burstStart = Int.min / 2
-    private var burstNotches = 0
+    /// When the last `emergencyNotchBurst` notches were placed (a ring; `burstNext` is the oldest).
+    private let burstTimes: UnsafeMutablePointer<Int>
+    private var burstNext = 0
     private var gain: Float = 1
     private var gainStep: Float = 0
     /// Samples since the notches last moved, and how many make a step (`notchStepSamples`, at most the hop).
@@ -166,6 +166,8 @@ public final class HowlGuardNode: AudioNode {
         notchBits = .allocate(capacity: self.slotCount)
         for i in 0..<self.slotCount { (notchBits + i).initialize(to: Atomic(0)) }
         notchStep = max(1, min(HowlGuardNode.notchStepSamples, criteria.hopSize))
+        burstTimes = .allocate(capacity: HowlGuardNode.emergencyNotchBurst)
+        burstTimes.initialize(repeating: Int.min / 2, count: HowlGuardNode.emergencyNotchBurst)
         mono = .allocate(capacity: max(1, criteria.hopSize))
         mono.initialize(repeating: 0, count: max(1, criteria.hopSize))
         detector = HowlDetector(sampleRate: 48_000, criteria: criteria)
@@ -177,6 +179,7 @@ public final class HowlGuardNode: AudioNode {
         notchBits.deinitialize(count: slotCount)
         notchBits.deallocate()
         mono.deallocate()
+        burstTimes.deallocate()
     }
 
     /// On (the default) or bypassed. Switched off, the notches and the emergency gain release within
@@ -212,6 +215,13 @@ public final class HowlGuardNode: AudioNode {
         _ = powf(10, -1) + log10f(2)
     }
 
+    /// Forgets the placements a burst counts.
+    /// - Realtime: safe.
+    private func forgetBurst() {
+        burstTimes.update(repeating: Int.min / 2, count: HowlGuardNode.emergencyNotchBurst)
+        burstNext = 0
+    }
+
     /// Forgets every howl and notch and lifts the emergency gain.
     /// - Realtime: safe.
     public override func reset() {
@@ -234,8 +244,7 @@ public final class HowlGuardNode: AudioNode {
         stepLevelDB = -Float.infinity
         loudSince = Int.max
         pinnedGaps = 0
-        burstStart = Int.min / 2
-        burstNotches = 0
+        forgetBurst()
         firstDetection.store(-1, ordering: .relaxed)
         lastDetection.store(Int.min / 2, ordering: .relaxed)
         publish()
@@ -412,12 +421,12 @@ public final class HowlGuardNode: AudioNode {
             switch notches.notch(frequency: found.frequency, at: now) {
             case .exhausted: emergency = true; exhausted = true
             case .placed:
-                if now - burstStart > Int(HowlGuardNode.emergencyNotchBurstSeconds * rate) {
-                    burstStart = now
-                    burstNotches = 0
+                // A sliding window: this notch and the three before it, however the burst began.
+                burstTimes[burstNext] = now
+                burstNext = (burstNext + 1) % HowlGuardNode.emergencyNotchBurst
+                if now - burstTimes[burstNext] <= Int(HowlGuardNode.emergencyNotchBurstSeconds * rate) {
+                    emergency = true; exhausted = true
                 }
-                burstNotches += 1
-                if burstNotches >= HowlGuardNode.emergencyNotchBurst { emergency = true; exhausted = true }
             case .deepened: break
             }
             detectionCounter.add(1, ordering: .relaxed)
@@ -436,7 +445,7 @@ public final class HowlGuardNode: AudioNode {
             recoveryMinimumDB = levelDB
             stepLevelDB = levelDB
             if pinned { loudSince = now }  // the next pinned step needs another stretch of pinned time
-            burstNotches = 0  // and the next burst step another burst
+            forgetBurst()  // and the next burst step another burst
         } else if reductionDB > 0 {
             let quiet = Double(now - lastEmergency) / rate
             if quiet > HowlGuardNode.emergencyFloorHoldSeconds {
