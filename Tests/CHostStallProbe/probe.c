@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { max_cpus = 64, stalls_per_cpu = 4096 };
+enum { max_cpus = 64, stalls_per_cpu = 4096 };  /* 64 probes at most: more CPUs than that go unwatched */
 
 struct probe_stall { uint64_t deadline, woke; };
 
@@ -59,13 +59,15 @@ int busker_stall_probe_start(int interval_us, int threshold_us, int priority) {
     interval_ns = (uint64_t)(interval_us > 0 ? interval_us : 1) * 1000u;
     threshold_ns = (uint64_t)(threshold_us > 0 ? threshold_us : 0) * 1000u;
     atomic_store(&stop_requested, 0);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1) cpus = 1;
-    if (cpus > max_cpus) cpus = max_cpus;
+    /* The CPUs this process may run on (a container may allow some only, or CPU 0 may be offline). */
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return errno;
     probe_count = 0;
     int failure = 0;
-    for (int c = 0; c < (int)cpus && failure == 0; c++) {
-        struct probe_thread *p = &probes[c];
+    for (int c = 0; c < CPU_SETSIZE && probe_count < max_cpus && failure == 0; c++) {
+        if (!CPU_ISSET(c, &allowed)) continue;
+        struct probe_thread *p = &probes[probe_count];
         memset(p, 0, sizeof *p);
         p->cpu = c;
         pthread_attr_t attributes;
@@ -81,7 +83,7 @@ int busker_stall_probe_start(int interval_us, int threshold_us, int priority) {
             (failure = pthread_create(&p->thread, &attributes, probe_main, p)) == 0) {
             p->started = 1;
             pthread_setname_np(p->thread, "stall-probe");
-            probe_count = c + 1;
+            probe_count += 1;
         }
         pthread_attr_destroy(&attributes);
     }

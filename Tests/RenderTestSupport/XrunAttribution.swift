@@ -108,8 +108,9 @@ public final class XrunAttribution: @unchecked Sendable {
             stopLock.lock()
             let stop = stopRequested
             stopLock.unlock()
-            let now = busker_monotonic_ns()
+            // The count first: every xrun it holds happened before `now`.
             let count = readXruns()
+            let now = busker_monotonic_ns()
             if count > lastCount {
                 sightings.append(Sighting(previousPoll: previous, poll: now, newXruns: count - lastCount))
                 lastCount = count
