@@ -27,19 +27,8 @@ final class HowlGuardBurstTests: XCTestCase {
 
     /// The guard's notch count and gain reduction every 50 ms.
     private func run(_ signal: [Float]) -> (notches: [Int], reduction: [Float]) {
-        let node = HowlGuardNode()
-        let harness = BlockRenderHarness(node, inputChannelCounts: [1], maximumBlockSize: 64)
-        var notches: [Int] = [], reduction: [Float] = []
-        let chunk = Int(0.05 * rate)
-        var start = 0
-        while start < signal.count {
-            _ = harness.run([[Array(signal[start..<min(signal.count, start + chunk)])]], blockSize: 64)
-            let status = node.status()
-            notches.append(status.notches.count)
-            reduction.append(status.gainReductionDB)
-            start += chunk
-        }
-        return (notches, reduction)
+        let statuses = howlGuardStatuses(signal, every: 0.05)
+        return (statuses.map(\.notches.count), statuses.map(\.gainReductionDB))
     }
 
     func testFourNewNotchesWithinASecondStepTheGain() {

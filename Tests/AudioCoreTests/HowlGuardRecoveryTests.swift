@@ -57,19 +57,8 @@ final class HowlGuardRecoveryTests: XCTestCase {
 
     /// Renders `signal` through a fresh guard in 64-frame blocks; the gain reduction every 100 ms.
     private func reductions(_ signal: [Float]) -> (reduction: [Float], warning: [Bool]) {
-        let node = HowlGuardNode()
-        let harness = BlockRenderHarness(node, inputChannelCounts: [1], maximumBlockSize: 64)
-        var reduction: [Float] = [], warning: [Bool] = []
-        let chunk = Int(0.1 * rate)
-        var start = 0
-        while start < signal.count {
-            _ = harness.run([[Array(signal[start..<min(signal.count, start + chunk)])]], blockSize: 64)
-            let status = node.status()
-            reduction.append(status.gainReductionDB)
-            warning.append(status.feedbackWarning)
-            start += chunk
-        }
-        return (reduction, warning)
+        let statuses = howlGuardStatuses(signal, every: 0.1)
+        return (statuses.map(\.gainReductionDB), statuses.map(\.feedbackWarning))
     }
 
     private func assertRecovers(after howlSignal: [Float], voice: [Float], name: String) {
