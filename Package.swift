@@ -3,20 +3,27 @@ import PackageDescription
 
 /// Busker: a real-time audio engine and terminal app for Linux.
 ///
-/// Layout (see README, "Architecture"):
-/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate (pkg-config, Debian packages).
-/// - CRealtimeSupport: a few static inline helpers Swift cannot express (FTZ/DAZ).
-/// - AudioCore: buffers, lock-free queues, the render graph, the DSP nodes and the
-///   MIDI scheduling that lands events at their frame. No library C deps.
-/// - ALSAIO: the ALSA PCM duplex driver, device listing, and MIDI input (sequencer, raw MIDI).
-/// - Instruments: the FluidSynth sampler, the drum kit on a voice pool, General MIDI names.
-/// - MIDI: the message model, the byte-stream parser and the Standard MIDI File reader.
-/// - FileIO: audio files through libsndfile, resampling through libsamplerate, the offline file driver.
-/// - Recording: the recording tap, the writer thread and crash-safe files (libsndfile).
-/// - SpeechProcessing: speexdsp's noise suppression, gain control and echo cancellation as nodes.
-/// - Session: the device-event state machine, a pure transition function the drivers report to.
-/// - TerminalUI: what the screens draw (the piano keyboard), kept apart so tests can check it.
-/// - busker: the command-line executable.
+/// The targets, their dependencies and the threads are drawn in
+/// docs/architecture.md. In short, from the bottom up:
+/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP
+///   (pkg-config, Debian -dev packages); CRealtimeSupport: static inline
+///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
+/// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and
+///   ring, parameters, real-time threads. Knows nothing of MIDI or devices.
+/// - DSP: filters, gain, mixer, limiter, meter, reverb, gate, compressor, FFT, decimator.
+/// - FeedbackGuard: the howl detector, the notch bank and the guard node.
+/// - MIDI: pure: messages, the byte-stream parser, Standard MIDI Files.
+/// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
+/// - FileIO: audio files (libsndfile), resampling (libsamplerate).
+/// - Instruments: the FluidSynth sampler and the drum kit.
+/// - SpeechProcessing: speexdsp's noise suppression and gain control as a node.
+/// - Recording: the tap, the writer thread, crash-safe takes, repair.
+/// - Session: the driver protocol, the device-event state machine and the runner.
+/// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
+/// - Rig: the chains, settings, options and workflows the commands share.
+/// - TerminalUI: the terminal, every screen and the interactive control loops.
+/// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
+/// - busker: argument parsing and dispatch.
 let package = Package(
     name: "Busker",
     platforms: [.macOS(.v15)],
@@ -30,29 +37,56 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .target(name: "CRealtimeSupport"),
-        .target(name: "AudioCore", dependencies: ["CRealtimeSupport", "MIDI"]),
-        .target(name: "FileIO", dependencies: ["AudioCore", "CSndFile", "CSampleRate"]),
+        .target(name: "Engine", dependencies: ["CRealtimeSupport"]),
+        .target(name: "DSP", dependencies: ["Engine"]),
+        .target(name: "FeedbackGuard", dependencies: ["Engine", "DSP"]),
         .target(name: "MIDI"),
-        .target(name: "ALSAIO", dependencies: ["AudioCore", "MIDI", "CALSA", "CRealtimeSupport", "Session"]),
-        .target(name: "Instruments", dependencies: ["AudioCore", "MIDI", "FileIO", "CFluidSynth"]),
-        .target(name: "TerminalUI", dependencies: ["MIDI"]),
-        .target(name: "Session"),
-        .target(name: "Recording", dependencies: ["AudioCore", "FileIO", "MIDI", "CSndFile"]),
-        .target(name: "SpeechProcessing", dependencies: ["AudioCore", "CSpeexDSP"]),
-        .executableTarget(name: "busker", dependencies: ["AudioCore", "MIDI", "FileIO", "ALSAIO", "Instruments", "TerminalUI",
-                                                        "Recording", "SpeechProcessing", "Session"]),
+        .target(name: "Sequencing", dependencies: ["Engine", "MIDI", "CRealtimeSupport"]),
+        .target(name: "FileIO", dependencies: ["Engine", "Session", "CSndFile", "CSampleRate"]),
+        .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "FileIO", "CFluidSynth"]),
+        .target(name: "SpeechProcessing", dependencies: ["Engine", "CSpeexDSP"]),
+        .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile"]),
+        .target(name: "Session", dependencies: ["Engine"]),
+        .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
+        .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
+                                            "SpeechProcessing", "Recording", "Session", "ALSA"]),
+        .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
+                                                   "Session", "Rig"]),
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
+        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA",
+                                                        "Rig", "TerminalUI", "Benchmarks"]),
+
+        // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .target(name: "CHostStallProbe", path: "Tests/CHostStallProbe"),
-        .target(name: "RenderTestSupport", dependencies: ["AudioCore", "CAllocationCounter", "CHostStallProbe"], path: "Tests/RenderTestSupport"),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "MIDI", "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "FileIOTests", dependencies: ["FileIO", "AudioCore"]),
+        .target(name: "RenderTestSupport", dependencies: ["Engine", "CAllocationCounter", "CHostStallProbe"],
+                path: "Tests/RenderTestSupport"),
+        .target(name: "InstrumentTestSupport", dependencies: ["Engine", "Instruments", "MIDI", "Sequencing"],
+                path: "Tests/InstrumentTestSupport"),
+
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "DSP", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "DSPTests", dependencies: ["Engine", "DSP", "CRealtimeSupport", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "FeedbackGuardTests", dependencies: ["FeedbackGuard", "Engine", "DSP", "FileIO", "Instruments", "MIDI",
+                                                               "Sequencing", "Rig", "Benchmarks", "CAllocationCounter",
+                                                               "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
-        .testTarget(name: "ALSAIOTests", dependencies: ["ALSAIO", "AudioCore", "MIDI", "FileIO", "Instruments", "CAllocationCounter", "CHostStallProbe", "RenderTestSupport", "Session"]),
-        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "AudioCore", "MIDI", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
+                                                            "RenderTestSupport"]),
+        .testTarget(name: "FileIOTests", dependencies: ["FileIO", "Engine"]),
+        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "FileIO",
+                                                             "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport"]),
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig",
+                                                                  "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
+                                                           "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
+                                                         "RenderTestSupport"]),
+        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
+                                                      "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
+                                                      "RenderTestSupport"]),
+        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "CAllocationCounter",
+                                                     "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "AudioCore", "FileIO", "MIDI", "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "AudioCore", "FileIO", "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "AudioCore", "MIDI", "RenderTestSupport"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport"]),
     ]
 )

@@ -1,3 +1,5 @@
+import Session
+
 /// Why an audio file could not be read or written. Every case renders as one
 /// line that names the file, for the command line's error output.
 public enum AudioFileError: Error, CustomStringConvertible, Equatable {
@@ -18,5 +20,17 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
         case let .writeFailed(path, reason): return "writing '\(path)' failed: \(reason)"
         case let .resampler(reason): return "resampler: \(reason)"
         }
+    }
+}
+
+extension AudioFileError: DriverError {
+    /// An offline driver's file failing to open is neither busy nor missing hardware.
+    public var startFailure: StartFailure {
+        let path: String = switch self {
+        case let .cannotOpen(path, _), let .truncated(path, _, _), let .unsupported(path, _),
+             let .readFailed(path, _), let .writeFailed(path, _): path
+        case .resampler: ""
+        }
+        return StartFailure(kind: .other, device: path, message: description)
     }
 }

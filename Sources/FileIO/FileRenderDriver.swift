@@ -1,19 +1,29 @@
-import AudioCore
+import Engine
 import Foundation
+import Session
 import Synchronization
 
-/// Runs a render graph over an audio file as fast as the machine allows.
+/// Runs a render graph over an audio file as fast as the machine allows: the
+/// offline driver of `busker live --input file:IN --output file:OUT`,
+/// `busker record --input file:` and the benchmark.
 ///
-/// Three threads, as in a live session: a reader decodes (and resamples to the
-/// engine rate) into a ring; the `audio-render` thread renders fixed blocks
-/// with the same `RenderEngine` the ALSA driver uses; the calling thread writes
-/// what comes out. The render thread touches no file and allocates nothing.
+/// Three threads, as in a live session: a reader (`file-reader`) decodes and
+/// resamples to the engine rate into a ring; the `audio-render` thread
+/// renders fixed blocks with the same `RenderEngine` the live drivers use;
+/// a writer (`file-writer`) writes what comes out. The render thread touches
+/// no file and allocates nothing.
 ///
-/// The output is aligned with the input: the graph's latency (the limiter's
-/// look-ahead) is dropped from the start, and after the input ends the graph
-/// keeps rendering silence until its output has been quiet for 50 ms, so a
-/// reverb tail is kept, not cut (at most `maximumTailSeconds`).
-public final class FileRenderDriver {
+/// The output is aligned with the input: the graph's latency
+/// (`graphLatencyFrames`: the limiter's look-ahead) is dropped from the
+/// start, and after the input ends the graph keeps rendering silence until
+/// its output has been quiet for 50 ms, so a reverb tail is kept, not cut
+/// (at most `maximumTailSeconds`).
+///
+/// It is an `AudioDriver`: opened on its route (the two paths) when made,
+/// started on an engine, and ended by itself when the input and its tail
+/// are written (`stopReason` `.endOfInput`). `run(makePlan:)` does all of
+/// that in one call.
+public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     public struct Options: Sendable {
         public var inputPath: String
         public var outputPath: String
@@ -26,6 +36,7 @@ public final class FileRenderDriver {
         /// Polled by the reader between chunks: when it says true the input
         /// ends there, as if the file ended (Ctrl-C on an offline recording);
         /// what was read is rendered and written, and the report says so.
+        /// - Thread: file-reader.
         public var isCancelled: (@Sendable () -> Bool)?
         public init(inputPath: String, outputPath: String) {
             self.inputPath = inputPath
@@ -46,7 +57,7 @@ public final class FileRenderDriver {
         public var worstBlockSeconds: Double
         public var blockSize: Int
         public var renderThreadName: String
-        /// Whether `Options.isCancelled` ended the input early.
+        /// Whether `Options.isCancelled` (or `finish`) ended the input early.
         public var wasCancelled = false
 
         public var audioSeconds: Double { Double(outputFrames) / Double(engineRate) }
@@ -59,38 +70,240 @@ public final class FileRenderDriver {
     public static let defaultBlockSize = 1024
 
     public let options: Options
+    /// The engine `run(makePlan:)` renders on (`start(engine:)` takes any).
     public let engine = RenderEngine()
+    /// Channels of the output file. `run(makePlan:)` sets it from the plan;
+    /// set it before `start(engine:)` otherwise (default 2).
+    public var outputChannelCount = 2
+    /// Frames the graph delays its input by, dropped from the start of the
+    /// output so that it lines up with the input. Set before `start(engine:)`.
+    public var graphLatencyFrames = 0
 
-    public init(options: Options) {
+    // MARK: Control thread only
+    private let reader: SoundFileReader
+    private let resampler: Resampler?
+    private var writer: SoundFileWriter?
+    private var threads: [RealtimeThread] = []
+    private var shared: Shared?
+    private var startNanoseconds: UInt64 = 0
+    private var closed = false
+    private var ended: DriverStopReason?
+    /// The error that ended the run (a truncated input, a failed write).
+    public private(set) var failure: (any Error)?
+    /// What the last run did, once it has ended.
+    public private(set) var report: Report?
+
+    /// Opens the input (and a resampler to the engine rate if it needs one).
+    /// The output is created by `start(engine:)`.
+    /// - Throws: `AudioFileError`: a missing, unreadable or non-audio input.
+    /// - Thread: control.
+    public init(options: Options) throws(AudioFileError) {
         self.options = options
+        reader = try SoundFileReader(path: options.inputPath)
+        resampler = reader.sampleRate == options.engineRate ? nil :
+            try Resampler(fromRate: reader.sampleRate, toRate: options.engineRate, channelCount: reader.channelCount)
     }
 
-    /// Opens the files, builds the graph with `makeGraph(inputChannels)` (which
-    /// returns the compiled plan and its latency in frames), runs to the end.
-    /// On failure the partial output file is removed and the error thrown.
-    public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
-        let reader = try SoundFileReader(path: options.inputPath)
-        let spec = ProcessSpec(sampleRate: Double(options.engineRate), maximumBlockSize: options.blockSize)
-        let (plan, latency) = try makePlan(reader.channelCount, spec)
-        let outChannels = plan.outputChannelCount
+    deinit { close() }
+
+    /// Channels of the input file.
+    public var inputChannelCount: Int { reader.channelCount }
+
+    // MARK: What a session reads (AudioDriver)
+
+    public var route: DeviceRoute { DeviceRoute(input: "file:" + options.inputPath, output: "file:" + options.outputPath) }
+    public var format: AudioFormat {
+        AudioFormat(sampleRate: options.engineRate, periodFrames: options.blockSize,
+                    inputChannels: reader.channelCount, outputChannels: outputChannelCount)
+    }
+    /// The output is aligned with the input: nothing is added.
+    public var latencyFrames: Int { 0 }
+    public var summary: String {
+        "\(options.inputPath) → \(options.outputPath), \(options.engineRate) Hz"
+            + (reader.sampleRate != options.engineRate ? " (resampled from \(reader.sampleRate) Hz)" : "")
+            + ", \(options.blockSize)-frame blocks, offline"
+    }
+    /// Offline threads ask for no real-time scheduling.
+    public var realtimeNotice: String? { nil }
+    public var isClosed: Bool { closed }
+    public var isRunning: Bool { shared != nil && ended == nil && !(shared?.writerDone.load(ordering: .acquiring) ?? true) }
+    /// Offline nothing underruns.
+    public var xrunCount: Int { 0 }
+
+    /// Why the run ended: `.endOfInput` when everything is written,
+    /// `.requested` after `stop()`, an `.ioError` when reading or writing
+    /// failed (`failure` holds the error). Nil while it runs.
+    public var stopReason: DriverStopReason? {
+        if let ended { return ended }
+        guard let shared, shared.writerDone.load(ordering: .acquiring) else { return nil }
+        if shared.writeError != nil { return .ioError(.playback, code: -EIO) }
+        if shared.readerError != nil { return .ioError(.capture, code: -EIO) }
+        return .endOfInput
+    }
+
+    /// An offline driver has no xruns or stalls to report; its end is its `stopReason`.
+    public func nextEvent() -> DriverEvent? { nil }
+
+    // MARK: Running
+
+    /// Creates the output file and starts the reader, render and writer threads.
+    /// - Throws: `AudioFileError` when the output cannot be created (a folder,
+    ///   an unknown extension, no permission); nothing is left behind.
+    /// - Thread: control.
+    /// - Realtime: unsafe (creates a file and threads).
+    public func start(engine: RenderEngine) throws {
+        guard !closed else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "the driver is closed") }
+        guard shared == nil else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "already started") }
         if FileManager.default.fileExists(atPath: options.outputPath),
            (try? FileManager.default.attributesOfItem(atPath: options.outputPath)[.type] as? FileAttributeType) == .typeDirectory {
             throw AudioFileError.cannotOpen(path: options.outputPath, reason: "is a directory")
         }
         let writer = try SoundFileWriter(path: options.outputPath, sampleRate: options.engineRate,
-                                         channelCount: outChannels, sampleFormat: options.sampleFormat)
-        let resampler = reader.sampleRate == options.engineRate ? nil :
-            try Resampler(fromRate: reader.sampleRate, toRate: options.engineRate, channelCount: reader.channelCount)
-        engine.install(plan)
-        do {
-            let report = try stream(reader: reader, resampler: resampler, writer: writer, latency: latency)
-            try writer.close()
-            return report
-        } catch {
-            try? writer.close()
-            try? FileManager.default.removeItem(atPath: options.outputPath)
-            throw error
+                                         channelCount: outputChannelCount, sampleFormat: options.sampleFormat)
+        self.writer = writer
+        let inCh = reader.channelCount, outCh = outputChannelCount
+        let block = options.blockSize
+        let rate = options.engineRate
+        let shared = Shared(inCapacity: max(block, 16384) * inCh * 4, outCapacity: max(block, 16384) * outCh * 4)
+        self.shared = shared
+        startNanoseconds = monotonicNanoseconds()
+
+        let reader = reader, resampler = resampler, isCancelled = options.isCancelled
+        let readerThread = RealtimeThread(name: "file-reader") {
+            Self.readLoop(reader: reader, resampler: resampler, shared: shared, isCancelled: isCancelled)
         }
+        let tailLimit = Int(options.maximumTailSeconds * Double(rate))
+        let latency = graphLatencyFrames
+        // Everything the render thread touches is allocated here, before it starts.
+        let buffers = RenderBuffers(inputChannels: inCh, outputChannels: outCh, block: block)
+        let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) {
+            Self.renderLoop(engine: engine, shared: shared, buffers: buffers,
+                            latency: latency, tailLimit: tailLimit, silenceRun: rate / 20)
+        }
+        let writerThread = RealtimeThread(name: "file-writer") {
+            let error = RingDrain.drain(shared.outRing, channels: outCh, into: writer,
+                                        renderDone: { shared.renderDone.load(ordering: .acquiring) },
+                                        abort: { shared.abort.store(true, ordering: .relaxed) })
+            shared.writeError = error
+            shared.writerDone.store(true, ordering: .releasing)
+        }
+        threads = [readerThread, renderThread, writerThread]
+    }
+
+    /// Stops at once: a run still going ends and its partial output file is
+    /// removed; a run that has ended is closed as it ended.
+    /// - Thread: control.
+    /// - Realtime: unsafe (joins threads, removes a file).
+    public func stop() {
+        guard let shared, ended == nil else { return }
+        if shared.writerDone.load(ordering: .acquiring) {
+            _ = conclude(shared)
+            return
+        }
+        shared.abort.store(true, ordering: .relaxed)
+        joinThreads()
+        try? writer?.close()
+        writer = nil
+        try? FileManager.default.removeItem(atPath: options.outputPath)
+        ended = .requested
+    }
+
+    /// Ends the input where the reader is (at once when it has ended), renders
+    /// and writes the rest with its tail, and closes the output file. The
+    /// input is finite and rendered faster than real time, so this waits for
+    /// that rather than for the timeout, which bounds a device's drain.
+    /// - Returns: nil when everything was written, else why not (`failure` has the error).
+    /// - Thread: control.
+    /// - Realtime: unsafe (joins threads, closes a file).
+    @discardableResult
+    public func finish(timeoutMilliseconds: Int) -> DriverStopReason? {
+        guard let shared else { return nil }
+        if ended == nil {
+            shared.cutInput.store(true, ordering: .relaxed)
+            joinThreads()
+            ended = conclude(shared)
+        }
+        switch ended {
+        case .endOfInput?, nil: return nil
+        case let other?: return other
+        }
+    }
+
+    /// Suspends happen to devices, not files.
+    public func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int) throws {
+        throw AudioFileError.readFailed(path: options.inputPath, reason: "an offline run cannot be suspended or resumed")
+    }
+
+    /// Ends any run (`stop()`: a run still going is cut and its file removed) and lets the files go.
+    /// - Thread: control.
+    public func close() {
+        guard !closed else { return }
+        stop()
+        closed = true
+    }
+
+    /// Renders the file through the plan `makePlan` builds for the input's
+    /// channel count (returning the plan and its latency in frames), on
+    /// `engine`, to the end. On failure the partial output file is removed
+    /// and the error thrown.
+    /// - Thread: control (it waits, freeing the plans the audio thread retires).
+    public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
+        let (plan, latency) = try makePlan(reader.channelCount, processSpec)
+        outputChannelCount = plan.outputChannelCount
+        graphLatencyFrames = latency
+        engine.install(plan)
+        defer { engine.releaseAll() }
+        try start(engine: engine)
+        while stopReason == nil {
+            engine.collectRetiredPlans()
+            ThreadWait.nap()
+        }
+        finish(timeoutMilliseconds: 0)
+        close()
+        if let failure { throw failure }
+        return report!
+    }
+
+    // MARK: Ending
+
+    /// Joins the threads. Control thread.
+    private func joinThreads() {
+        for thread in threads { thread.join() }
+        threads = []
+    }
+
+    /// After the writer is done: joins the threads, closes the output, and
+    /// says how the run ended (removing the output when it failed).
+    private func conclude(_ shared: Shared) -> DriverStopReason {
+        if let ended { return ended }
+        joinThreads()
+        var reason = DriverStopReason.endOfInput
+        var closeError: (any Error)?
+        let written = writer?.framesWritten ?? 0
+        do {
+            try writer?.close()
+        } catch {
+            closeError = error
+        }
+        writer = nil
+        if let error = shared.writeError ?? closeError {
+            failure = error
+            reason = .ioError(.playback, code: -EIO)
+        } else if let error = shared.readerError {
+            failure = error
+            reason = .ioError(.capture, code: -EIO)
+        }
+        if failure != nil { try? FileManager.default.removeItem(atPath: options.outputPath) }
+        let wall = Double(monotonicNanoseconds() - startNanoseconds) / 1e9
+        report = Report(inputFrames: Int64(shared.framesDelivered.load(ordering: .relaxed)),
+                        outputFrames: written, engineRate: options.engineRate,
+                        inputRate: reader.sampleRate, blocks: shared.blocks, wallSeconds: wall,
+                        renderSeconds: Double(shared.renderNanos) / 1e9,
+                        worstBlockSeconds: Double(shared.worstBlockNanos) / 1e9,
+                        blockSize: options.blockSize, renderThreadName: shared.threadName,
+                        wasCancelled: shared.cancelled.load(ordering: .relaxed))
+        ended = reason
+        return reason
     }
 
     // MARK: The three threads
@@ -118,13 +331,17 @@ public final class FileRenderDriver {
         let inRing: SampleRing
         let outRing: SampleRing
         let readerDone = Atomic<Bool>(false)
-        /// The reader stopped early because `Options.isCancelled` said so.
+        /// The reader stopped early because `Options.isCancelled` (or `finish`) said so.
         let cancelled = Atomic<Bool>(false)
+        /// Set by `finish`: the reader ends the input where it is.
+        let cutInput = Atomic<Bool>(false)
         let renderDone = Atomic<Bool>(false)
+        let writerDone = Atomic<Bool>(false)
         let abort = Atomic<Bool>(false)
         /// Frames the reader delivered at the engine rate.
         let framesDelivered = Atomic<Int>(0)
         var readerError: Error?      // written by the reader before readerDone
+        var writeError: Error?       // written by the writer before writerDone
         var blocks = 0               // written by the render thread before renderDone
         var renderNanos: UInt64 = 0
         var worstBlockNanos: UInt64 = 0
@@ -136,46 +353,9 @@ public final class FileRenderDriver {
         }
     }
 
-    private func stream(reader: SoundFileReader, resampler: Resampler?, writer: SoundFileWriter, latency: Int) throws -> Report {
-        let inCh = reader.channelCount
-        let outCh = writer.channelCount
-        let block = options.blockSize
-        let rate = options.engineRate
-        let shared = Shared(inCapacity: max(block, 16384) * inCh * 4, outCapacity: max(block, 16384) * outCh * 4)
-        let start = monotonicNanoseconds()
-
-        let isCancelled = options.isCancelled
-        let readerThread = RealtimeThread(name: "file-reader") {
-            Self.readLoop(reader: reader, resampler: resampler, shared: shared, isCancelled: isCancelled)
-        }
-        let tailLimit = Int(options.maximumTailSeconds * Double(rate))
-        // Everything the render thread touches is allocated here, before it starts.
-        let buffers = RenderBuffers(inputChannels: inCh, outputChannels: outCh, block: block)
-        let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) { [engine] in
-            Self.renderLoop(engine: engine, shared: shared, buffers: buffers,
-                            latency: latency, tailLimit: tailLimit, silenceRun: rate / 20)
-        }
-
-        // Writer: this thread. It also releases any plan the audio thread retires.
-        let writeError = RingDrain.drain(shared.outRing, channels: outCh, into: writer, engine: engine,
-                                         renderDone: { shared.renderDone.load(ordering: .acquiring) },
-                                         abort: { shared.abort.store(true, ordering: .relaxed) })
-        readerThread.join()
-        renderThread.join()
-        engine.releaseAll()
-        if let writeError { throw writeError }
-        if let readerError = shared.readerError { throw readerError }
-        let wall = Double(monotonicNanoseconds() - start) / 1e9
-        return Report(inputFrames: Int64(shared.framesDelivered.load(ordering: .relaxed)),
-                      outputFrames: writer.framesWritten, engineRate: rate, inputRate: reader.sampleRate,
-                      blocks: shared.blocks, wallSeconds: wall,
-                      renderSeconds: Double(shared.renderNanos) / 1e9,
-                      worstBlockSeconds: Double(shared.worstBlockNanos) / 1e9,
-                      blockSize: block, renderThreadName: shared.threadName,
-                      wasCancelled: shared.cancelled.load(ordering: .relaxed))
-    }
-
     /// Reader thread: decode, resample, push into the input ring.
+    /// - Thread: file-reader.
+    /// - Realtime: unsafe (file I/O, sleeps).
     private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Shared, isCancelled: (@Sendable () -> Bool)?) {
         let ch = reader.channelCount
         let chunkFrames = 4096
@@ -199,7 +379,7 @@ public final class FileRenderDriver {
         }
         do {
             while !shared.abort.load(ordering: .relaxed) {
-                if isCancelled?() == true {
+                if shared.cutInput.load(ordering: .relaxed) || isCancelled?() == true {
                     shared.cancelled.store(true, ordering: .relaxed)
                     break
                 }
@@ -223,6 +403,7 @@ public final class FileRenderDriver {
     }
 
     /// The audio-render thread: pull a block, render it, push it on.
+    /// - Thread: audio.
     /// - Realtime: safe between the ring waits: everything is allocated before the loop.
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: RenderBuffers,
                                    latency: Int, tailLimit: Int, silenceRun: Int) {

@@ -1,4 +1,4 @@
-import AudioCore
+import Engine
 
 /// Interleaved ↔ planar copies for the offline drivers' render threads, with
 /// a vector path for stereo (the common case: four frames per step instead of

@@ -1,15 +1,17 @@
-import AudioCore
+import Engine
 
 /// The writer side of the offline drivers: moves interleaved frames from the
-/// render thread's ring into the file until the render thread is done, and
-/// frees the plans the audio thread retires meanwhile. Runs on the calling
-/// (control) thread, which may block on the disk.
+/// render thread's ring into the file until the render thread is done. Runs
+/// on the drivers' `file-writer` thread, which may block on the disk; the
+/// plans the audio thread retires are freed by the control thread.
 enum RingDrain {
     /// Drains `ring` into `writer` until `renderDone()` is true and the ring is empty.
     /// After the first write error the rest is read and discarded (so the render
     /// thread never waits on a full ring), and `abort()` tells the other threads to stop.
     /// - Returns: the first write error, or nil.
-    static func drain(_ ring: SampleRing, channels: Int, into writer: SoundFileWriter, engine: RenderEngine,
+    /// - Thread: file-writer.
+    /// - Realtime: unsafe (file I/O, sleeps).
+    static func drain(_ ring: SampleRing, channels: Int, into writer: SoundFileWriter,
                       renderDone: () -> Bool, abort: () -> Void, progress: (Int64) -> Void = { _ in }) -> Error? {
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
@@ -33,7 +35,6 @@ enum RingDrain {
                 }
                 continue
             }
-            engine.collectRetiredPlans()
             if done && ring.availableToRead == 0 { break }
             ThreadWait.nap()
         }

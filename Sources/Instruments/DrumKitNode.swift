@@ -1,5 +1,6 @@
-import AudioCore
+import Engine
 import MIDI
+import Sequencing
 import Synchronization
 
 /// The drum kit in the render graph: a stereo source that plays a `DrumKit`

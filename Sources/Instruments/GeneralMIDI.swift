@@ -1,3 +1,4 @@
+
 /// The General MIDI Level 1 names: the 128 melodic programs and the
 /// percussion key map of channel 10 (channel index 9 here).
 ///

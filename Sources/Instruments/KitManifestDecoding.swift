@@ -1,3 +1,4 @@
+
 // The decoding machinery behind `KitManifest`: field-by-field decoding that
 // rejects unknown fields (JSONDecoder ignores them by default, so a typo such
 // as "chokegroup" would silently do nothing) and reports every error with the

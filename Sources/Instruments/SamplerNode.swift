@@ -1,5 +1,5 @@
-import AudioCore
-import MIDI
+import Engine
+import Sequencing
 import Synchronization
 
 /// A source node that plays MIDI through FluidSynth inside Busker's graph:

@@ -1,5 +1,5 @@
-import AudioCore
 import CSndFile
+import Engine
 import Foundation
 import Synchronization
 

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AudioCore
-import MIDI
+import Engine
+import Engine
+import Sequencing
 import Synchronization
 
 /// A pass-through node that copies every frame it renders into a lock-free

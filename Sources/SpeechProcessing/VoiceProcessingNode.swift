@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AudioCore
 import CSpeexDSP
+import Engine
 import Synchronization
 
 /// The "voice processing" switch of the phone apps: speexdsp's preprocessor
@@ -44,7 +44,7 @@ import Synchronization
 /// feedback instead). `EchoCancellationChoiceTests` measures it: 34.9 dB of
 /// echo removed with an independent far end, a worse residual than no
 /// canceller at all with the amplified voice as the far end.
-public final class VoiceProcessingNode: AudioNode, VoiceProcessor {
+public final class VoiceProcessingNode: AudioNode {
     /// Whether the noise suppressor runs.
     public let noiseSuppression: Bool
     /// Whether the automatic gain control runs.

@@ -1,4 +1,5 @@
-import ALSAIO
+import ALSA
+import Rig
 
 /// `busker devices`: the cards and PCM names ALSA knows, like `aplay -L`
 /// and `arecord -l` together, with the default marked.

@@ -1,13 +1,14 @@
-import ALSAIO
-import AudioCore
+import ALSA
 import FileIO
 import Foundation
-import SpeechProcessing
+import Rig
 import Session
+import TerminalUI
 
 /// `busker live`: the live voice chain. On ALSA devices it runs in real time
-/// with a terminal UI (or headless); with `file:` endpoints it runs offline
-/// over a file as fast as the machine allows, with the same graph.
+/// with a terminal UI (or headless): `LiveRig` opens and starts it,
+/// `LiveSession` runs it. With `file:` endpoints it runs offline over a file
+/// as fast as the machine allows, with the same graph.
 enum LiveCommand {
     static let help = """
     usage: busker live [--device PCM | --input PCM --output PCM] [options]
@@ -33,7 +34,7 @@ enum LiveCommand {
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
                              (default 0 on devices: no added delay; 1 for files)
 
-    \(RecordCommand.sessionHelp)
+    \(RecordingRequest.sessionHelp)
 
     when devices misbehave (Busker never moves the mic to another output by itself):
       --auto-resume          after a suspend or Ctrl-Z, start again by itself if the mic was on
@@ -79,7 +80,7 @@ enum LiveCommand {
             return
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
-        let settings = try voiceSettings(from: args)
+        let settings = try VoiceSettings(arguments: args)
         let input = args.string("input"), output = args.string("output")
         let inputIsFile = input?.hasPrefix("file:") ?? false
         let outputIsFile = output?.hasPrefix("file:") ?? false
@@ -104,187 +105,40 @@ enum LiveCommand {
         }
         options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         options.blockSize = try args.int("period", in: 1...8192) ?? FileRenderDriver.defaultBlockSize
-        if let f = args.string("format") {
-            guard let format = SampleFormat(rawValue: f) else {
-                throw CommandLineError.usage("--format must be s16, s24, s32 or f32, not '\(f)'")
-            }
-            options.sampleFormat = format
-        }
-        let report = try renderFile(options: options, settings: settings,
-                                    limiterLookaheadMilliseconds: try lookaheadOption(args) ?? 1)
+        if let format = try args.sampleFormat() { options.sampleFormat = format }
+        let report = try VoiceChain.renderFile(options: options, settings: settings,
+                                               limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds() ?? 1)
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
     }
 
-    /// The live mic on ALSA devices: open, build the chain for what was
-    /// granted, start, and hand over to the session until q, a signal or a
-    /// device problem. Exit status 1 when the device stopped us.
+    /// The live mic on ALSA devices until q, a signal or a device problem.
+    /// Exit status 1 when the device stopped us.
     private static func runOnDevices(args: ArgumentScanner, settings: VoiceSettings, recording: RecordingRequest) throws {
-        var options: DuplexDriver.Options
+        var driver: DuplexDriver.Options
         if let device = args.string("device") {
             guard args.string("input") == nil, args.string("output") == nil else {
                 throw CommandLineError.usage("use --device for both directions, or --input and --output, not both")
             }
-            options = DuplexDriver.Options(device: device)
+            driver = DuplexDriver.Options(device: device)
         } else {
-            options = DuplexDriver.Options(capture: args.string("input") ?? "default", playback: args.string("output") ?? "default")
+            driver = DuplexDriver.Options(capture: args.string("input") ?? "default", playback: args.string("output") ?? "default")
         }
-        options.periodFrames = try args.int("period", in: 1...8192) ?? 64
-        options.periodCount = try args.int("periods", in: 2...16) ?? 2
-        options.periodsAhead = try args.int("periods-ahead", in: 0...15) ?? 1
-        options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        driver.periodFrames = try args.int("period", in: 1...8192) ?? 64
+        driver.periodCount = try args.int("periods", in: 2...16) ?? 2
+        driver.periodsAhead = try args.int("periods-ahead", in: 0...15) ?? 1
+        driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-        let lookahead = try lookaheadOption(args)
-        // A take's folder and name are checked before any device opens.
-        let firstTake = recording.enabled ? try recording.resolvePath() : nil
-
-        StopSignals.install(jobControl: true)
-        let driver: DuplexDriver
-        do {
-            driver = try DuplexDriver(options: options)
-        } catch {
-            throw CommandLineError.runtime(error.description)
+        let options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
+                                      limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
+                                      policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
+        let rig = try LiveRig(options: options)
+        if rig.audioStarted {
+            let session = LiveSession(chain: rig.chain, runner: rig.runner, settings: settings, useTUI: useTUI)
+            session.takes = rig.takes
+            _ = session.run()
         }
-        let engine = RenderEngine()
-        // A duplex driver always grants a capture side; only playback-only drivers have none.
-        let chain = try makeVoiceChain(inputChannelCount: driver.granted.capture?.channels ?? 1, settings: settings,
-                                       limiterLookaheadMilliseconds: lookahead ?? 0)
-        // The recording tap ends the chain: a take holds exactly what the speaker gets.
-        let tap = TakeControl.makeTap(channels: 2, sampleRate: Double(driver.granted.sampleRate))
-        try tap.install(atEndOf: chain.graph)
-        // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
-        var stems: [TakeControl.Stem] = []
-        if recording.stems {
-            let dry = TakeControl.makeTap(channels: driver.granted.capture?.channels ?? 1, sampleRate: Double(driver.granted.sampleRate), sharing: tap)
-            try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
-            stems.append((name: "mic", tap: dry))
-        }
-        engine.install(try chain.compile(spec: driver.processSpec))
-        // The session opens again only this route (`--reconnect`), with the same options.
-        let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: try sessionPolicy(args),
-                                   reopen: { [options] in try DuplexDriver(options: options) })
-        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate)
-        takes.stems = stems
-        runner.rebuildGraph = { driver in
-            engine.releaseAll()
-            engine.install(try chain.compile(spec: driver.processSpec))
-            // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.
-            if takes.sampleRate != driver.granted.sampleRate {
-                takes.stop(audioHasStopped: true)
-                takes.sampleRate = driver.granted.sampleRate
-            }
-        }
-        runner.send(.userStart)
-        if runner.isOver {
-            runner.close()
-            try runner.report(quitKey: "q", consequence: "")
-            return
-        }
-        if firstTake != nil {
-            do {
-                try takes.start()
-            } catch {
-                runner.close()
-                throw CommandLineError.runtime(error.description)
-            }
-        }
-        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
-        print("busker live: \(driver.granted)\(extra)")
-        if let notice = driver.realtime?.notice { print("busker live: \(notice)") }
-
-        if let path = takes.recorder?.path { print("busker live: recording to \(path)") }
-        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
-        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
-        let session = LiveSession(chain: chain, runner: runner, settings: settings, useTUI: useTUI)
-        session.takes = takes
-        _ = session.run()
-        runner.close()
-        takes.stop(audioHasStopped: true)
-        try RecordCommand.reportTakes(takes, command: "live") {
-            try runner.report(quitKey: "q", consequence: "; the mic is off")
-        }
+        try rig.finish()
     }
-
-    /// `--auto-resume` and `--reconnect` (shared with busker play). Without a
-    /// screen (`--no-tui`, or no terminal) no key can restart audio: the
-    /// policy is headless.
-    static func sessionPolicy(_ args: ArgumentScanner) throws -> SessionPolicy {
-        SessionPolicy(autoResume: args.has("auto-resume"), reconnect: args.has("reconnect"),
-                      headless: args.has("no-tui") || !Terminal.isInteractive)
-    }
-
-    /// `--limiter-lookahead`, checked, or nil when not given.
-    private static func lookaheadOption(_ args: ArgumentScanner) throws -> Float? {
-        guard let ms = try args.float("limiter-lookahead") else { return nil }
-        guard (0...5).contains(ms) else { throw CommandLineError.usage("--limiter-lookahead \(ms) ms is out of range 0…5 ms") }
-        return ms
-    }
-
-    /// Runs the voice chain over a file; shared with the benchmark.
-    static func renderFile(options: FileRenderDriver.Options, settings: VoiceSettings,
-                           limiterLookaheadMilliseconds: Float = 1) throws -> FileRenderDriver.Report {
-        let driver = FileRenderDriver(options: options)
-        do {
-            return try driver.run { channels, spec in
-                let chain = try makeVoiceChain(inputChannelCount: channels, settings: settings,
-                                               limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
-                let plan = try chain.compile(spec: spec)
-                return (plan, chain.latencyFrames)
-            }
-        } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.description)
-        } catch let error as GraphError {
-            throw CommandLineError.runtime(error.description)
-        }
-    }
-
-    /// The voice chain, with speexdsp's voice processing in it when the settings ask for it
-    /// (only then: it adds 20 ms, so it is not carried switched off).
-    static func makeVoiceChain(inputChannelCount: Int, settings: VoiceSettings,
-                               limiterLookaheadMilliseconds: Float = 1) throws -> VoiceChain {
-        try VoiceChain(inputChannelCount: inputChannelCount, settings: settings,
-                       limiterLookaheadMilliseconds: limiterLookaheadMilliseconds,
-                       voiceProcessor: settings.voiceProcessing ? VoiceProcessingNode() : nil)
-    }
-
-    /// The voice controls from the command line, each checked against its range.
-    static func voiceSettings(from args: ArgumentScanner) throws -> VoiceSettings {
-        var s = VoiceSettings()
-        if let v = try args.float("bass") { s.bassDB = v }
-        if let v = try args.float("treble") { s.trebleDB = v }
-        if let v = try args.float("boost") { s.boostDB = v }
-        if let v = try args.float("reverb") { s.reverbPercent = v }
-        if let v = try args.float("volume") { s.volume = v }
-        if let v = try args.float("high-pass") { s.highPassHz = v }
-        s.noiseGate = args.has("gate")
-        if let v = try args.float("gate-threshold") {
-            guard s.noiseGate else { throw CommandLineError.usage("--gate-threshold goes with --gate") }
-            s.gateThresholdDB = v
-        }
-        s.compressor = args.has("compressor")
-        if let v = try args.float("makeup") {
-            guard s.compressor else { throw CommandLineError.usage("--makeup goes with --compressor") }
-            s.compressorMakeupDB = v
-        }
-        s.voiceProcessing = args.has("voice-processing")
-        if args.has("no-howl-guard") { s.howlGuard = false }
-        if let room = args.string("room") {
-            guard let preset = RoomPreset(rawValue: room) else {
-                throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(room)'")
-            }
-            s.room = preset
-        }
-        do {
-            try s.validate()
-        } catch {
-            throw CommandLineError.usage("--\(error.description)")
-        }
-        return s
-    }
-}
-
-func formatSeconds(_ s: Double) -> String {
-    let tenths = (s * 10).rounded() / 10
-    return String(tenths)
 }

@@ -1,11 +1,12 @@
-import ALSAIO
-import AudioCore
+import ALSA
 import Foundation
-import Instruments
-import MIDI
+import Rig
+import Session
+import TerminalUI
 
 /// `busker play`: the sampler and the drum kit played live over MIDI (and
-/// from the computer keyboard), or a MIDI file, to an ALSA output.
+/// from the computer keyboard), or a MIDI file, to an ALSA output:
+/// `PlayRig` opens and starts it, `PlaySession` runs it.
 enum PlayCommand {
     static let help = """
     usage: busker play [SONG.mid] [options]
@@ -26,7 +27,7 @@ enum PlayCommand {
 
     \(InstrumentRig.Options.help)
 
-    \(RecordCommand.sessionHelp)
+    \(RecordingRequest.sessionHelp)
       (busker play also writes the performance as a MIDI file next to the take: TAKE.mid)
       --format FMT           the same as --record-format
 
@@ -59,100 +60,33 @@ enum PlayCommand {
             return
         }
         if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
-        var settings = try LiveCommand.voiceSettings(from: args)
+        var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.5 }
-        let instrumentOptions = try InstrumentRig.Options(args: args)
-        var options = DuplexDriver.Options(playback: args.string("output") ?? "default")
-        options.periodFrames = try args.int("period", in: 16...8192) ?? 128
-        options.periodCount = try args.int("periods", in: 2...16) ?? 2
-        options.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
-        let tempo = try args.float("tempo") ?? 1
-        guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
-        let lookahead = try args.float("limiter-lookahead") ?? 1
-        guard (0...5).contains(lookahead) else { throw CommandLineError.usage("--limiter-lookahead \(lookahead) ms is out of range 0…5 ms") }
+        let instruments = try InstrumentRig.Options(args: args)
+        var driver = DuplexDriver.Options(playback: args.string("output") ?? "default")
+        driver.periodFrames = try args.int("period", in: 16...8192) ?? 128
+        driver.periodCount = try args.int("periods", in: 2...16) ?? 2
+        driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        var options = PlayRig.Options(driver: driver, settings: settings, instruments: instruments, recording: recording,
+                                      policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
+        options.tempo = try args.tempoScale()
+        options.limiterLookaheadMilliseconds = try args.limiterLookaheadMilliseconds() ?? 1
+        options.loop = args.has("loop")
+        options.songPath = args.positionals.first
+        options.midi = args.string("midi")
+        options.midiIn = args.string("midi-in")
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-
-        if args.positionals.isEmpty && (args.has("loop") || args.string("tempo") != nil) {
+        if options.songPath == nil && (args.has("loop") || args.string("tempo") != nil) {
             throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
         }
-        // Read the song before any device opens, so a bad file is one line and nothing else.
-        let songPath = args.positionals.first
-        if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.sampleRate) }
 
-        // A take's folder and name are checked before any device opens.
-        let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
-        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
-        let sources = try MIDISources(args: args)
-        StopSignals.install(jobControl: true)
-        let driver: DuplexDriver
-        do {
-            driver = try DuplexDriver(options: options)
-        } catch {
-            throw CommandLineError.runtime(error.description)
+        let rig = try PlayRig(options: options)
+        if rig.audioStarted {
+            let session = PlaySession(rig: rig.rig, sources: rig.sources, runner: rig.runner, player: rig.player,
+                                      songName: rig.songName, settings: settings, useTUI: useTUI)
+            session.takes = rig.takes
+            _ = session.run()
         }
-        let rate = Double(driver.granted.sampleRate)
-        let player = try songPath.map { try SongFile.player(path: $0, sampleRate: driver.granted.sampleRate) }
-        player?.isLooping = args.has("loop")
-        player?.tempoScale = Double(tempo)
-        let rig = try InstrumentRig(options: instrumentOptions, ports: sources.ports, player: player, sampleRate: rate,
-                                    settings: settings, limiterLookaheadMilliseconds: lookahead)
-        for warning in rig.warnings { printError("busker play: warning: \(warning)") }
-        let engine = RenderEngine()
-        engine.attach(rig.scheduler)
-        // The recording tap ends the chain and sees the scheduler's events: audio and MIDI on one timeline.
-        let tap = TakeControl.makeTap(channels: 2, sampleRate: rate, midiEvents: rig.scheduler.events)
-        try tap.install(atEndOf: rig.chain.graph)
-        engine.install(try rig.chain.compile(spec: driver.processSpec))
-        let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: try LiveCommand.sessionPolicy(args),
-                                   reopen: { [options] in try DuplexDriver(options: options) })
-        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
-                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames, protecting: songPath.map { [$0] } ?? [])
-        runner.rebuildGraph = { driver in
-            // The sampler's synths, the drum kit and the song's event frames are built for the
-            // launch rate (SamplerNode refuses another); rather than play at the wrong rate, stop.
-            let newRate = driver.granted.sampleRate
-            guard newRate == Int(rate) else {
-                throw CommandLineError.runtime("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(Int(rate)) Hz and cannot change rate midway: start it again")
-            }
-            engine.releaseAll()
-            engine.install(try rig.chain.compile(spec: driver.processSpec))
-        }
-        sources.start()
-        runner.send(.userStart)
-        if runner.isOver {
-            sources.stop()
-            runner.close()
-            try runner.report(quitKey: "esc", consequence: "")
-            return
-        }
-        if firstTake != nil {
-            do {
-                try takes.start()
-            } catch {
-                sources.stop()
-                runner.close()
-                throw CommandLineError.runtime(error.description)
-            }
-        }
-        player?.play()
-        print("busker play: \(driver.granted); \(rig.summary)")
-        for notice in sources.notices { print("busker play: \(notice)") }
-        if let notice = driver.realtime?.notice { print("busker play: \(notice)") }
-
-        if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
-        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
-        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
-        let session = PlaySession(rig: rig, sources: sources, runner: runner, player: player,
-                                  songName: songPath.map { ($0 as NSString).lastPathComponent },
-                                  settings: settings, useTUI: useTUI)
-        session.takes = takes
-        _ = session.run()
-        sources.stop()
-        runner.close()
-        takes.stop(audioHasStopped: true)
-        rig.collectRetired()
-        try RecordCommand.reportTakes(takes, command: "play") {
-            try runner.report(quitKey: "esc", consequence: "")
-        }
+        try rig.finish()
     }
 }

@@ -1,8 +1,7 @@
-import AudioCore
 import FileIO
 import Foundation
-import Instruments
-import MIDI
+import Rig
+import TerminalUI
 
 /// `busker render SONG.mid -o SONG.wav`: the play graph offline, as fast as
 /// the machine allows, with a progress bar and an ETA on a terminal.
@@ -46,53 +45,24 @@ enum RenderCommand {
         guard let outputPath = args.string("output"), !outputPath.isEmpty else {
             throw CommandLineError.usage("render needs an output file: -o OUT.wav")
         }
-        var settings = try LiveCommand.voiceSettings(from: args)
+        var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.8 }
         let instruments = try InstrumentRig.Options(args: args)
-        var options = SongRenderDriver.Options(outputPath: outputPath)
-        options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
-        options.blockSize = try args.int("period", in: 16...8192) ?? FileRenderDriver.defaultBlockSize
-        if let f = args.string("format") {
-            guard let format = SampleFormat(rawValue: f) else {
-                throw CommandLineError.usage("--format must be s16, s24, s32 or f32, not '\(f)'")
-            }
-            options.sampleFormat = format
-        }
-        let tempo = try args.float("tempo") ?? 1
-        guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
+        var driver = SongRenderDriver.Options(outputPath: outputPath)
+        driver.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        driver.blockSize = try args.int("period", in: 16...8192) ?? FileRenderDriver.defaultBlockSize
+        if let format = try args.sampleFormat() { driver.sampleFormat = format }
+        var options = SongRender.Options(songPath: songPath, driver: driver, settings: settings, instruments: instruments)
+        options.tempo = try args.tempoScale()
 
-        let player = try SongFile.player(path: songPath, sampleRate: options.engineRate)
-        player.tempoScale = Double(tempo)
-        let rig = try InstrumentRig(options: instruments, ports: [], player: player, sampleRate: Double(options.engineRate),
-                                    settings: settings, limiterLookaheadMilliseconds: 1)
-        for warning in rig.warnings { printError("busker render: warning: \(warning)") }
-        let spec = ProcessSpec(sampleRate: Double(options.engineRate), maximumBlockSize: options.blockSize)
-        let plan = try rig.chain.compile(spec: spec)
-        let driver = SongRenderDriver(options: options)
-        driver.engine.attach(rig.scheduler)
-        player.play()
-
-        let songSeconds = Double(player.lengthFrames) / Double(options.engineRate) / Double(tempo)
+        let render = try SongRender(options: options)
         StopSignals.install()
-        let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: songSeconds) : nil
-        let report: SongRenderDriver.Report
+        let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: render.songSeconds) : nil
+        let summary: String
         do {
-            let songFrames = Int((Double(player.lengthFrames) / Double(tempo)).rounded(.up))
-            report = try driver.run(plan: plan, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
-                                    isCancelled: { StopSignals.pending != nil }) { written in
-                bar?.update(seconds: Double(written) / Double(options.engineRate))
-            }
-        } catch let error as AudioFileError {
-            bar?.finish()
-            throw CommandLineError.runtime(error.description)
-        } catch is SongRenderDriver.Cancelled {
-            bar?.finish()
-            throw CommandLineError.runtime("interrupted; \(outputPath) was not written")
+            defer { bar?.finish() }
+            summary = try render.run(isCancelled: { StopSignals.pending != nil }) { bar?.update(seconds: $0) }
         }
-        bar?.finish()
-        rig.collectRetired()
-        print("busker render: \(songPath) → \(outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz, "
-              + "\(rig.summary); \(String(format: "%.2f", report.wallSeconds)) s, \(Int(report.realtimeFactor.rounded()))× real time "
-              + "on thread \(report.renderThreadName)")
+        print(summary)
     }
 }

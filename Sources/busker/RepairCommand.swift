@@ -1,5 +1,6 @@
 import Foundation
 import Recording
+import Rig
 
 /// `busker repair FILE.wav`: fixes the header of a WAV cut short (a crash, a
 /// power cut, a full disk) from the file's size.

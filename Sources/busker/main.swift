@@ -1,4 +1,5 @@
 import Foundation
+import Rig
 
 /// busker: live voice, instruments and recording from a terminal.
 /// Exit codes: 0 success, 1 runtime failure, 2 usage error.
@@ -55,10 +56,6 @@ func runCommand(_ arguments: [String]) throws {
     }
 }
 
-/// Writes one line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}
 
 do {
     try runCommand(Array(CommandLine.arguments.dropFirst()))

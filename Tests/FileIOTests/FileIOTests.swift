@@ -1,4 +1,4 @@
-import AudioCore
+import Engine
 import FileIO
 import Foundation
 import XCTest
@@ -120,7 +120,7 @@ final class FileIOTests: XCTestCase {
         var options = FileRenderDriver.Options(inputPath: inPath, outputPath: outPath)
         options.sampleFormat = .f32
         options.blockSize = 333
-        let driver = FileRenderDriver(options: options)
+        let driver = try FileRenderDriver(options: options)
         let report = try driver.run { channels, spec in
             XCTAssertEqual(channels, 1)
             let graph = AudioGraph(inputChannelCount: channels)

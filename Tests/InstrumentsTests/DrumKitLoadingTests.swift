@@ -1,7 +1,8 @@
-import AudioCore
+import Engine
 import Foundation
+import InstrumentTestSupport
 import Instruments
-import MIDI
+import Sequencing
 import XCTest
 
 /// Loading kits: bad samples are reported by name and the rest of the kit

@@ -1,6 +1,6 @@
-import AudioCore
 import FileIO
 import Foundation
+import InstrumentTestSupport
 import Instruments
 import MIDI
 import XCTest
@@ -315,49 +315,3 @@ final class TestKitFolder {
     }
 }
 
-/// Drives a `DrumKitNode` as the engine does: MIDI through a real port and
-/// `MIDIScheduler`, stamped with sample times, rendered block by block.
-final class DrumRenderHarness {
-    let port = MIDIInputPort(name: "test")
-    let scheduler: MIDIScheduler
-    let node: DrumKitNode
-    let maximumBlockSize: Int
-    private let output: AudioBuffer
-    private var time: Int64 = 0
-
-    init(kit: DrumKit, maximumBlockSize: Int = 64, channel: UInt8? = GeneralMIDI.percussionChannel) {
-        scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        node = DrumKitNode(events: scheduler.events, channel: channel)
-        self.maximumBlockSize = maximumBlockSize
-        node.allocate(spec: ProcessSpec(sampleRate: kit.sampleRate, maximumBlockSize: maximumBlockSize),
-                      inputChannelCounts: [], outputChannelCount: 2)
-        node.reset()
-        try! node.install(kit)
-        output = AudioBuffer(channelCount: 2, capacity: maximumBlockSize)
-    }
-
-    /// Queues `message` for the absolute frame `frame` (send in time order).
-    func send(_ message: MIDIMessage, at frame: Int) {
-        XCTAssertTrue(port.send(message, at: .sample(Int64(frame))))
-    }
-
-    /// Renders `frames` more frames in blocks of `blockSize`, calling `afterBlock` after each.
-    func render(frames: Int, blockSize: Int? = nil, afterBlock: (DrumKitNode) -> Void = { _ in }) -> (left: [Float], right: [Float]) {
-        let size = min(blockSize ?? maximumBlockSize, maximumBlockSize)
-        var left: [Float] = [], right: [Float] = []
-        left.reserveCapacity(frames)
-        right.reserveCapacity(frames)
-        var done = 0
-        while done < frames {
-            let n = min(size, frames - done)
-            scheduler.beginCycle(sampleTime: time, frameCount: n, sampleRate: 48_000, hostTime: 0)
-            node.render(inputs: UnsafeBufferPointer(start: nil, count: 0), output: output.block(frames: n))
-            left += UnsafeBufferPointer(start: output[0], count: n)
-            right += UnsafeBufferPointer(start: output[1], count: n)
-            afterBlock(node)
-            time += Int64(n)
-            done += n
-        }
-        return (left, right)
-    }
-}

@@ -1,9 +1,9 @@
-import AudioCore
 import CAllocationCounter
+import Engine
 import Foundation
 import Instruments
-import MIDI
 import RenderTestSupport
+import Sequencing
 import Synchronization
 import XCTest
 

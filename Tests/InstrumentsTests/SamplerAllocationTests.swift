@@ -1,11 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AudioCore
 import CAllocationCounter
+import Engine
+import InstrumentTestSupport
 import Instruments
 import MIDI
 import RenderTestSupport
+import Sequencing
 import Synchronization
 import XCTest
 

@@ -1,73 +1,8 @@
-import AudioCore
 import Foundation
+import InstrumentTestSupport
 import Instruments
 import MIDI
 import XCTest
-
-/// Renders a `SamplerNode` offline, as the drivers do: a graph holding the
-/// node, a `RenderEngine` with a `MIDIScheduler` attached, and one MIDI port
-/// whose events are stamped with engine frames, so each lands on its frame.
-final class SamplerTestRig {
-    static let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
-    static let fluidR3 = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
-
-    let port = MIDIInputPort(name: "test")
-    let scheduler: MIDIScheduler
-    let node: SamplerNode
-    let engine = RenderEngine()
-    let sampleRate: Double
-    let blockSize: Int
-    private let buffer: AudioBuffer
-    /// Engine frames rendered so far.
-    private(set) var frame: Int64 = 0
-
-    init(soundFont: String = SamplerTestRig.smallFont, instrument: SamplerInstrument = .piano,
-         polyphony: Int = SamplerConfiguration.defaultPolyphony, channels: SamplerChannelSet = .melodic,
-         blockSize: Int = 256, maximumBlockSize: Int = 512, sampleRate: Double = 48_000) throws {
-        self.sampleRate = sampleRate
-        self.blockSize = blockSize
-        scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        node = SamplerNode(events: scheduler.events, sampleRate: sampleRate, channels: channels)
-        try node.load(SamplerConfiguration(soundFontPath: soundFont, instrument: instrument, polyphony: polyphony))
-        let graph = AudioGraph(inputChannelCount: 0)
-        graph.output = graph.add(node)
-        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize)))
-        engine.attach(scheduler)
-        buffer = AudioBuffer(channelCount: 2, capacity: blockSize)
-    }
-
-    /// Queues `message` for engine frame `at` (events must be queued in time order).
-    func send(_ message: MIDIMessage, at frame: Int64) {
-        XCTAssertTrue(port.send(message, at: .sample(frame)))
-    }
-
-    /// Renders `frames` more frames; returns left and right.
-    func render(frames: Int) -> (left: [Float], right: [Float]) {
-        var left = [Float](), right = [Float]()
-        left.reserveCapacity(frames)
-        right.reserveCapacity(frames)
-        var remaining = frames
-        while remaining > 0 {
-            let n = min(blockSize, remaining)
-            let block = buffer.block(frames: n)
-            engine.render(input: nil, output: block)
-            left += UnsafeBufferPointer(start: block[0], count: n)
-            right += UnsafeBufferPointer(start: block[1], count: n)
-            remaining -= n
-            frame += Int64(n)
-        }
-        node.collectRetired()
-        return (left, right)
-    }
-
-    /// Renders `frames` frames and returns the mono sum (left + right) / 2.
-    func renderMono(frames: Int) -> [Float] {
-        let (l, r) = render(frames: frames)
-        return zip(l, r).map { ($0 + $1) / 2 }
-    }
-
-    deinit { engine.releaseAll() }
-}
 
 /// RMS of `x[range]`.
 func samplerRMS(_ x: [Float], _ range: Range<Int>) -> Double {

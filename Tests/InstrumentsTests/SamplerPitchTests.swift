@@ -1,6 +1,5 @@
 import Foundation
-import Instruments
-import MIDI
+import InstrumentTestSupport
 import XCTest
 
 /// Every piano key from A0 (MIDI 21, 27.5 Hz) to C8 (MIDI 108, 4186 Hz)

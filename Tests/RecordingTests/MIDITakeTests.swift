@@ -1,7 +1,8 @@
-import AudioCore
+import Engine
 import Foundation
 import MIDI
 import Recording
+import Sequencing
 import XCTest
 
 /// A gate: 1 while any note is held, from the frame of its note-on.

@@ -1,4 +1,3 @@
-import AudioCore
 import FileIO
 import Foundation
 import Recording
@@ -20,7 +19,7 @@ final class RecordingCaptureTests: XCTestCase {
         var driverOptions = FileRenderDriver.Options(inputPath: input, outputPath: output)
         driverOptions.blockSize = block
         driverOptions.sampleFormat = .f32
-        let driver = FileRenderDriver(options: driverOptions)
+        let driver = try FileRenderDriver(options: driverOptions)
         var recorder: Recorder?
         let report = try driver.run { channels, spec in
             let tap = RecordingTap(channelCount: channels, sampleRate: spec.sampleRate, ringSeconds: ringSeconds)

@@ -1,5 +1,5 @@
-import AudioCore
 import CAllocationCounter
+import Engine
 import Foundation
 import Recording
 import RenderTestSupport

@@ -1,5 +1,5 @@
-import AudioCore
 import CSndFile
+import Engine
 import FileIO
 import Foundation
 import Recording

@@ -1,4 +1,4 @@
-import AudioCore
+import Engine
 import Foundation
 import Recording
 import XCTest

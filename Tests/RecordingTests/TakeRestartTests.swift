@@ -1,7 +1,8 @@
-import AudioCore
+import Engine
 import Foundation
 import MIDI
 import Recording
+import Sequencing
 import XCTest
 
 /// A take starts from zero whatever the audio thread saw of the one before,

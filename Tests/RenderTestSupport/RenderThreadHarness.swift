@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AudioCore
 import CAllocationCounter
+import Engine
 import Synchronization
 import XCTest
 

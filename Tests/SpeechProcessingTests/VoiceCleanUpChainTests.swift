@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AudioCore
 import CAllocationCounter
+import Engine
 import RenderTestSupport
+import Rig
 import SpeechProcessing
 import XCTest
 

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AudioCore
+import Engine
+import Engine
 import FileIO
 import SpeechProcessing
 import XCTest

@@ -1,4 +1,3 @@
-import MIDI
 import TerminalUI
 import XCTest
 

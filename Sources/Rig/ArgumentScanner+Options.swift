@@ -1,0 +1,26 @@
+import FileIO
+
+extension ArgumentScanner {
+    /// `--limiter-lookahead MS`, checked against 0…5 ms, or nil when not given.
+    public func limiterLookaheadMilliseconds() throws -> Float? {
+        guard let ms = try float("limiter-lookahead") else { return nil }
+        guard (0...5).contains(ms) else { throw CommandLineError.usage("--limiter-lookahead \(ms) ms is out of range 0…5 ms") }
+        return ms
+    }
+
+    /// `--format s16|s24|s32|f32` for an output file, or nil when not given.
+    public func sampleFormat() throws -> SampleFormat? {
+        guard let name = string("format") else { return nil }
+        guard let format = SampleFormat(rawValue: name) else {
+            throw CommandLineError.usage("--format must be s16, s24, s32 or f32, not '\(name)'")
+        }
+        return format
+    }
+
+    /// `--tempo SCALE`, checked against 0.125…8 (default 1).
+    public func tempoScale() throws -> Float {
+        let tempo = try float("tempo") ?? 1
+        guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
+        return tempo
+    }
+}

@@ -1,0 +1,63 @@
+import DSP
+import Engine
+
+/// The instruments' graph, the play and render counterpart of `VoiceChain`:
+///
+///     source 0 ─┐
+///     source 1 ─┼→ mixer (a bus each; gain, pan, mute; master volume)
+///     …        ─┘   → bass → treble → boost → reverb → limiter → output meter → output
+///
+/// The sources are instrument nodes (the sampler, the drum kit) that render
+/// from MIDI events; the EQ, reverb and limiter are the voice chain's, so an
+/// instrument sounds through the same tone controls and the same safety
+/// ceiling as the mic. The graph takes no input: `AudioGraph(inputChannelCount: 0)`.
+///
+/// - Realtime: building and `apply` are control-thread work; the nodes render on the audio thread.
+public final class InstrumentChain {
+    public let graph: AudioGraph
+    public let sources: [AudioNode]
+    public let mixer: MixerNode
+    /// Bass, treble, boost and reverb, as in the voice chain.
+    public let tone: ToneControls
+    public let limiter: LimiterNode
+    public let outputMeter: MeterNode
+
+    /// - Parameters:
+    ///   - sources: instrument nodes, one mixer bus each, in order.
+    ///   - settings: tone, reverb and volume (the high-pass is a mic control and unused here).
+    ///   - limiterLookaheadMilliseconds: look-ahead and latency of the output limiter.
+    public init(sources: [AudioNode], settings: VoiceSettings = VoiceSettings(), limiterLookaheadMilliseconds: Float = 1) throws {
+        precondition(!sources.isEmpty, "an instrument chain needs at least one source")
+        try settings.validate()
+        graph = AudioGraph(inputChannelCount: 0)
+        self.sources = sources
+        mixer = MixerNode(name: "mixer", inputCount: sources.count, outputChannelCount: 2)
+        tone = ToneControls(settings: settings)
+        limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
+        outputMeter = MeterNode(name: "output meter")
+        let mixerID = graph.add(mixer)
+        for (bus, source) in sources.enumerated() {
+            try graph.connect(graph.add(source), to: mixerID, bus: bus)
+        }
+        var last = mixerID
+        for node in tone.nodes + [limiter, outputMeter] {
+            let id = graph.add(node)
+            try graph.connect(last, to: id)
+            last = id
+        }
+        graph.output = last
+        apply(settings)
+    }
+
+    /// Sets tone, reverb and master volume from `settings`; the nodes smooth the change.
+    public func apply(_ settings: VoiceSettings) {
+        tone.apply(settings)
+        mixer.masterVolume.value = settings.volume
+    }
+
+    /// Frames the chain delays its sources by (the limiter's look-ahead), once compiled.
+    public var latencyFrames: Int { limiter.latencyFrames }
+
+    /// Compiles the chain for `spec`.
+    public func compile(spec: ProcessSpec) throws -> RenderPlan { try graph.compile(spec: spec) }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Instruments
+import Sequencing
+
+/// The instruments as `busker play` and `busker render` build them: a MIDI
+/// scheduler fed by the sources, the FluidSynth sampler on every channel but
+/// 10, the drum kit on channel 10, and the instrument chain (mixer, EQ,
+/// reverb, limiter) behind them.
+public final class InstrumentRig {
+    /// The instrument options both commands share.
+    public struct Options {
+        public var soundFont: String?
+        public var instrument: String?
+        public var program: Int?
+        public var bank: Int?
+        public var polyphony: Int?
+        public var kit: String?
+        public var drums = true
+        public var watchdogSeconds = 30.0
+
+        public static let valued: Set<String> = ["soundfont", "instrument", "program", "bank", "polyphony", "kit", "note-watchdog"]
+        public static let flags: Set<String> = ["no-drums"]
+
+        public static let help = """
+        instruments:
+          --soundfont PATH       SF2/SF3 for the sampler (default: $BUSKER_SOUNDFONT, then
+                                 /usr/share/sounds/sf2/default-GM.sf2, FluidR3_GM.sf2)
+          --instrument NAME      General MIDI name or number: piano, xylophone, "Church Organ", 13… (default piano)
+          --program N            program 0…127 (the same as a number for --instrument)
+          --bank N               bank 0…16383 (default 0)
+          --polyphony N          sampler voices, 1…4096 (default 256; the quietest are stolen beyond)
+          --kit PATH             drum kit manifest (kit.json) or its folder (default: the shipped kit)
+          --no-drums             no drum kit; channel 10 is silent
+          --note-watchdog S      end notes held longer than S seconds, 0 = never (default 30)
+        """
+
+        public init(args: ArgumentScanner) throws {
+            soundFont = args.string("soundfont")
+            instrument = args.string("instrument")
+            program = try args.int("program", in: 0...127)
+            bank = try args.int("bank", in: 0...16383)
+            polyphony = try args.int("polyphony", in: 1...4096)
+            kit = args.string("kit")
+            drums = !args.has("no-drums")
+            if drums == false && kit != nil { throw CommandLineError.usage("--kit and --no-drums contradict each other") }
+            if let seconds = try args.float("note-watchdog") {
+                guard (0...3600).contains(seconds) else {
+                    throw CommandLineError.usage("--note-watchdog \(seconds) s is out of range 0…3600")
+                }
+                watchdogSeconds = Double(seconds)
+            }
+        }
+    }
+
+    public let scheduler: MIDIScheduler
+    public let sampler: SamplerNode
+    public let synth: SamplerSynth
+    public let soundFont: SoundFontLocator.Location
+    public let drums: DrumKitNode?
+    public let kit: DrumKit?
+    public let chain: InstrumentChain
+
+    /// Loads the SoundFont and the kit (slow: seconds for FluidR3_GM) and builds the graph.
+    /// - Throws: `CommandLineError` with the one-line reason.
+    public init(options: Options, ports: [MIDIInputPort], player: MIDIFilePlayer?, sampleRate: Double,
+         settings: VoiceSettings, limiterLookaheadMilliseconds: Float) throws {
+        scheduler = MIDIScheduler(ports: ports, filePlayer: player, watchdogSeconds: options.watchdogSeconds)
+        do {
+            soundFont = try SoundFontLocator().locate(explicitPath: options.soundFont)
+            let instrument = try SamplerInstrument.resolve(instrument: options.instrument, program: options.program, bank: options.bank)
+            let configuration = SamplerConfiguration(soundFontPath: soundFont.path, instrument: instrument,
+                                                     polyphony: options.polyphony ?? SamplerConfiguration.defaultPolyphony)
+            sampler = SamplerNode(events: scheduler.events, sampleRate: sampleRate)
+            synth = try sampler.load(configuration)
+        } catch let error as SamplerError {
+            throw CommandLineError.runtime(error.description)
+        }
+        if options.drums {
+            do {
+                let path = try options.kit.map(Self.manifestPath) ?? DrumKitLocation.defaultManifestPath()
+                let loaded = try DrumKit.load(manifestAt: path, sampleRate: sampleRate)
+                let node = DrumKitNode(events: scheduler.events)
+                try node.install(loaded)
+                kit = loaded
+                drums = node
+            } catch let error as DrumKitError {
+                throw CommandLineError.runtime(error.description)
+            }
+        } else {
+            kit = nil
+            drums = nil
+        }
+        chain = try InstrumentChain(sources: [sampler] + (drums.map { [$0] } ?? []), settings: settings,
+                                    limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
+    }
+
+    /// `--kit` takes the manifest or the folder that holds `kit.json`.
+    private static func manifestPath(_ given: String) -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory), isDirectory.boolValue {
+            return URL(fileURLWithPath: given).appendingPathComponent(DrumKitLocation.manifestName).path
+        }
+        return given
+    }
+
+    /// One line per kit problem (a pad skipped, a layer missing), for the user.
+    public var warnings: [String] { kit?.problems.map(\.description) ?? [] }
+
+    /// What plays, for the first line of output.
+    public var summary: String {
+        var text = "\(synth.presetName) from \(soundFont)"
+        if let kit { text += "; drums: \(kit.name) (\(kit.pads.count) pads)" }
+        return text
+    }
+
+    /// Frees what the audio thread has retired. Control loop.
+    public func collectRetired() {
+        _ = sampler.collectRetired()
+        _ = drums?.collectRetired()
+    }
+}

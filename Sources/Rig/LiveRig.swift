@@ -1,0 +1,118 @@
+import ALSA
+import Engine
+import Foundation
+import Session
+
+/// `busker live` on ALSA devices, everything but the screen: opens the
+/// devices, builds the voice chain for what they granted (with the recording
+/// tap at its end and, for `--stems`, one on the dry mic), makes the session
+/// runner and starts audio. A control loop (TerminalUI's `LiveSession`) then
+/// runs the session; `finish()` closes it and prints or throws the last line.
+public final class LiveRig {
+    /// What `busker live` asks for.
+    public struct Options {
+        public var driver: DuplexDriver.Options
+        public var settings: VoiceSettings
+        public var recording: RecordingRequest
+        /// nil: none on devices (an instant attack, no added delay).
+        public var limiterLookaheadMilliseconds: Float?
+        public var policy: SessionPolicy
+
+        public init(driver: DuplexDriver.Options, settings: VoiceSettings, recording: RecordingRequest,
+                    limiterLookaheadMilliseconds: Float?, policy: SessionPolicy) {
+            self.driver = driver
+            self.settings = settings
+            self.recording = recording
+            self.limiterLookaheadMilliseconds = limiterLookaheadMilliseconds
+            self.policy = policy
+        }
+    }
+
+    public let options: Options
+    public let chain: VoiceChain
+    public let engine = RenderEngine()
+    public let runner: SessionRunner
+    public let takes: TakeControl
+    /// Whether audio started: a session that never started has no mic to turn off.
+    public private(set) var audioStarted = false
+
+    /// Opens the devices, builds and installs the chain, starts audio and,
+    /// with `--record`, the first take; prints the start-up lines.
+    /// - Throws: `CommandLineError`: the take's path refused (before any
+    ///   device opens), the devices refused, the take could not start.
+    public init(options: Options) throws {
+        self.options = options
+        let recording = options.recording
+        // A take's folder and name are checked before any device opens.
+        let firstTake = recording.enabled ? try recording.resolvePath() : nil
+
+        StopSignals.install(jobControl: true)
+        let driver: DuplexDriver
+        do {
+            driver = try DuplexDriver(options: options.driver)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let granted = driver.granted
+        // A duplex driver always grants a capture side; only playback-only drivers have none.
+        let chain = try VoiceChain.make(inputChannelCount: granted.capture?.channels ?? 1, settings: options.settings,
+                                        limiterLookaheadMilliseconds: options.limiterLookaheadMilliseconds ?? 0)
+        self.chain = chain
+        // The recording tap ends the chain: a take holds exactly what the speaker gets.
+        let tap = TakeControl.makeTap(channels: 2, sampleRate: Double(granted.sampleRate))
+        try tap.install(atEndOf: chain.graph)
+        // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
+        var stems: [TakeControl.Stem] = []
+        if recording.stems {
+            let dry = TakeControl.makeTap(channels: granted.capture?.channels ?? 1, sampleRate: Double(granted.sampleRate), sharing: tap)
+            try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
+            stems.append((name: "mic", tap: dry))
+        }
+        let engine = engine
+        engine.install(try chain.compile(spec: driver.processSpec))
+        // The session opens again only this route (`--reconnect`), with the same options.
+        let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: options.policy)
+        self.runner = runner
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: granted.sampleRate)
+        self.takes = takes
+        takes.stems = stems
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try chain.compile(spec: driver.processSpec))
+            // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.
+            if takes.sampleRate != driver.format.sampleRate {
+                takes.stop(audioHasStopped: true)
+                takes.sampleRate = driver.format.sampleRate
+            }
+        }
+        runner.send(.userStart)
+        guard !runner.isOver else { return }
+        audioStarted = true
+        if firstTake != nil {
+            do {
+                try takes.start()
+            } catch {
+                runner.close()
+                throw CommandLineError.runtime(error.description)
+            }
+        }
+        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
+        print("busker live: \(runner.driver.summary)\(extra)")
+        if let notice = runner.driver.realtimeNotice { print("busker live: \(notice)") }
+        if let path = takes.recorder?.path { print("busker live: recording to \(path)") }
+        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
+        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
+    }
+
+    /// Closes the devices and the take, prints every take's summary and the
+    /// last line (exit 0), or throws it (exit 1: the device stopped us, or a
+    /// take stopped early).
+    public func finish() throws {
+        runner.close()
+        guard audioStarted else { return try runner.report(quitKey: "q", consequence: "") }
+        takes.stop(audioHasStopped: true)
+        try takes.report(command: "live") {
+            try runner.report(quitKey: "q", consequence: "; the mic is off")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import ALSA
+import Foundation
+import Sequencing
+
+/// Every way a player reaches `busker play`, wired to the engine: the
+/// computer keyboard (always), the ALSA sequencer (`--midi auto` or
+/// `--midi CLIENT:PORT`), and a raw MIDI byte stream (`--midi-in PATH`).
+/// Each source has its own ports, so when one goes away only its notes end.
+public final class MIDISources {
+    public static let valued: Set<String> = ["midi", "midi-in"]
+
+    public static let help = """
+    MIDI in (the computer keyboard always plays too):
+      --midi auto|none|CLIENT:PORT
+                             ALSA sequencer: auto connects every hardware MIDI input and
+                             follows them as they come and go (default); CLIENT:PORT picks
+                             one, as aconnect names it (20:0, "Keystation:0"); none skips it
+      --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
+                             (with a /dev/snd device, --midi defaults to none: the two would share it)
+    """
+
+    /// The computer keyboard's lane; the control thread is its producer.
+    public let keyboardPort = MIDIInputPort(name: "keyboard")
+    public let sequencer: SequencerMIDIInput?
+    public let raw: RawMIDIInput?
+    /// All ports, for the scheduler.
+    public let ports: [MIDIInputPort]
+    /// Things the user should know that are not errors ("no ALSA sequencer here").
+    public private(set) var notices: [String] = []
+
+    /// `--midi` and `--midi-in` as given.
+    public convenience init(args: ArgumentScanner) throws {
+        try self.init(midi: args.string("midi"), midiIn: args.string("midi-in"))
+    }
+
+    /// - Parameters:
+    ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
+    ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.
+    /// - Throws: `CommandLineError` naming the option.
+    public init(midi: String?, midiIn: String?) throws {
+        var ports = [keyboardPort]
+        // A raw ALSA MIDI device can be opened once: with --midi-in naming one,
+        // the sequencer (which would open it too) stays off unless asked for.
+        let rawDevice = midiIn?.hasPrefix("/dev/snd/") ?? false
+        let choice = midi ?? (rawDevice ? "none" : "auto")
+        if choice == "none" {
+            sequencer = nil
+        } else {
+            let selection: SequencerSourceSelection
+            do {
+                selection = try SequencerSourceSelection(argument: choice)
+            } catch {
+                throw CommandLineError.usage("--midi: \(error)")
+            }
+            let pool = SequencerMIDIInput.makePortPool()
+            do {
+                sequencer = try SequencerMIDIInput(selection: selection, ports: pool)
+                ports += pool
+            } catch {
+                // Asked for by name: an error. Automatic: carry on with the other sources.
+                if case .port = selection { throw CommandLineError.runtime("--midi \(choice): \(error)") }
+                sequencer = nil
+                notices.append("no MIDI devices: \(error)")
+            }
+        }
+        if let path = midiIn {
+            let port = MIDIInputPort(name: path)
+            do {
+                raw = try RawMIDIInput(path: path, port: port)
+            } catch {
+                throw CommandLineError.runtime("--midi-in: \(error)")
+            }
+            ports.append(port)
+        } else {
+            raw = nil
+        }
+        self.ports = ports
+    }
+
+    public func start() {
+        sequencer?.start()
+        raw?.start()
+    }
+
+    /// Stops the reader threads; each releases its notes on the way out.
+    public func stop() {
+        sequencer?.stop()
+        raw?.stop()
+        keyboardPort.releaseAllNotes()
+    }
+
+    /// One line for the screen: which sources are connected.
+    public var summary: String {
+        var parts = ["keyboard"]
+        if let sequencer {
+            let status = sequencer.status
+            if status.connectedSources.isEmpty {
+                parts.append("ALSA seq \(status.address) (\(status.selection), nothing connected)")
+            } else {
+                parts.append(contentsOf: status.connectedSources.map { "\($0.address) \($0.portName)" })
+            }
+        }
+        if let raw { parts.append("\(raw.path) (\(raw.status.state))") }
+        return parts.joined(separator: " · ")
+    }
+}

@@ -1,0 +1,135 @@
+import ALSA
+import Engine
+import Foundation
+import Sequencing
+import Session
+
+/// `busker play`, everything but the screen: reads the song, opens the
+/// output, loads the instruments, connects the MIDI sources, makes the
+/// session runner and starts audio and the song. A control loop
+/// (TerminalUI's `PlaySession`) then runs the session; `finish()` closes it
+/// and prints or throws the last line.
+public final class PlayRig {
+    /// What `busker play` asks for.
+    public struct Options {
+        public var driver: DuplexDriver.Options
+        public var settings: VoiceSettings
+        public var instruments: InstrumentRig.Options
+        public var recording: RecordingRequest
+        public var songPath: String?
+        /// `--midi` and `--midi-in` (see `MIDISources`).
+        public var midi: String?
+        public var midiIn: String?
+        public var loop = false
+        public var tempo: Float = 1
+        public var limiterLookaheadMilliseconds: Float = 1
+        public var policy: SessionPolicy
+
+        public init(driver: DuplexDriver.Options, settings: VoiceSettings, instruments: InstrumentRig.Options,
+                    recording: RecordingRequest, policy: SessionPolicy) {
+            self.driver = driver
+            self.settings = settings
+            self.instruments = instruments
+            self.recording = recording
+            self.policy = policy
+        }
+    }
+
+    public let options: Options
+    public let sources: MIDISources
+    public let rig: InstrumentRig
+    public let player: MIDIFilePlayer?
+    public let engine = RenderEngine()
+    public let runner: SessionRunner
+    public let takes: TakeControl
+    /// Whether audio started.
+    public private(set) var audioStarted = false
+
+    /// - Throws: `CommandLineError`: a bad song or take path (before any
+    ///   device opens), the device refused, the instruments did not load.
+    public init(options: Options) throws {
+        self.options = options
+        let recording = options.recording
+        // Read the song before any device opens, so a bad file is one line and nothing else.
+        let songPath = options.songPath
+        if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.driver.sampleRate) }
+        // A take's folder and name are checked before any device opens.
+        let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
+        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
+        let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn)
+        self.sources = sources
+        StopSignals.install(jobControl: true)
+        let driver: DuplexDriver
+        do {
+            driver = try DuplexDriver(options: options.driver)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let rate = Double(driver.granted.sampleRate)
+        let player = try songPath.map { try SongFile.player(path: $0, sampleRate: driver.granted.sampleRate) }
+        player?.isLooping = options.loop
+        player?.tempoScale = Double(options.tempo)
+        self.player = player
+        let rig = try InstrumentRig(options: options.instruments, ports: sources.ports, player: player, sampleRate: rate,
+                                    settings: options.settings, limiterLookaheadMilliseconds: options.limiterLookaheadMilliseconds)
+        self.rig = rig
+        for warning in rig.warnings { printError("busker play: warning: \(warning)") }
+        let engine = engine
+        engine.attach(rig.scheduler)
+        // The recording tap ends the chain and sees the scheduler's events: audio and MIDI on one timeline.
+        let tap = TakeControl.makeTap(channels: 2, sampleRate: rate, midiEvents: rig.scheduler.events)
+        try tap.install(atEndOf: rig.chain.graph)
+        engine.install(try rig.chain.compile(spec: driver.processSpec))
+        let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: options.policy)
+        self.runner = runner
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
+                                recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames, protecting: songPath.map { [$0] } ?? [])
+        self.takes = takes
+        runner.rebuildGraph = { driver in
+            // The sampler's synths, the drum kit and the song's event frames are built for the
+            // launch rate (SamplerNode refuses another); rather than play at the wrong rate, stop.
+            let newRate = driver.format.sampleRate
+            guard newRate == Int(rate) else {
+                throw CommandLineError.runtime("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(Int(rate)) Hz and cannot change rate midway: start it again")
+            }
+            engine.releaseAll()
+            engine.install(try rig.chain.compile(spec: driver.processSpec))
+        }
+        sources.start()
+        runner.send(.userStart)
+        guard !runner.isOver else { return }
+        audioStarted = true
+        if firstTake != nil {
+            do {
+                try takes.start()
+            } catch {
+                sources.stop()
+                runner.close()
+                throw CommandLineError.runtime(error.description)
+            }
+        }
+        player?.play()
+        print("busker play: \(runner.driver.summary); \(rig.summary)")
+        for notice in sources.notices { print("busker play: \(notice)") }
+        if let notice = runner.driver.realtimeNotice { print("busker play: \(notice)") }
+        if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
+        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
+        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
+    }
+
+    /// The song's file name, for the screen.
+    public var songName: String? { options.songPath.map { ($0 as NSString).lastPathComponent } }
+
+    /// Stops the MIDI sources, closes the output and the take, prints every
+    /// take's summary and the last line (exit 0), or throws it (exit 1).
+    public func finish() throws {
+        sources.stop()
+        runner.close()
+        guard audioStarted else { return try runner.report(quitKey: "esc", consequence: "") }
+        takes.stop(audioHasStopped: true)
+        rig.collectRetired()
+        try takes.report(command: "play") {
+            try runner.report(quitKey: "esc", consequence: "")
+        }
+    }
+}

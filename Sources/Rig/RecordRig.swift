@@ -1,0 +1,173 @@
+import ALSA
+import Engine
+import FileIO
+import Foundation
+import Recording
+import Session
+
+/// `busker record`: an input, as it is (no processing), to a take: from an
+/// ALSA capture PCM in real time, or from an audio file offline. Each prints
+/// its status and summary lines and throws the one-line error of a take
+/// that ended early (exit 1).
+public enum RecordRig {
+    /// Records from a capture PCM until SIGINT/SIGTERM, `duration`, or the device stops.
+    /// - Parameters:
+    ///   - options: the capture PCM; its playback side is the monitor (ALSA's `null` PCM for none).
+    public static func recordDevice(options: DuplexDriver.Options, request: RecordingRequest, duration: Double?) throws {
+        let path = try request.resolvePath()
+        StopSignals.install()
+        let driver: DuplexDriver
+        do {
+            driver = try DuplexDriver(options: options)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let granted = driver.granted
+        let captureChannels = granted.capture?.channels ?? 1
+        let graph = AudioGraph(inputChannelCount: captureChannels)
+        graph.output = graph.input
+        let tap = RecordingTap(channelCount: captureChannels, sampleRate: Double(granted.sampleRate))
+        try tap.install(atEndOf: graph)
+        let engine = RenderEngine()
+        engine.install(try graph.compile(spec: driver.processSpec))
+        // The same state machine as live and play: a lost or stalled device ends
+        // the take (everything before it kept); it never reopens by itself here.
+        // Headless: no key restarts audio, so an interruption (suspend, Ctrl-Z) ends the take too.
+        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(headless: true))
+        runner.send(.userStart)
+        if runner.isOver {
+            // The take file was never created: with --force an old file is still there, whole.
+            runner.close()
+            try runner.report(quitKey: "Ctrl-C", consequence: "")
+            return
+        }
+        // The file is created (or, with --force, replaced) only once the device runs.
+        var recorderOptions = Recorder.Options()
+        recorderOptions.frameLimit = duration.map { Int(($0 * Double(granted.sampleRate)).rounded()) }
+        let recorder: Recorder
+        do {
+            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: granted.sampleRate,
+                                          force: request.force, options: recorderOptions)
+        } catch {
+            runner.send(.userStop)
+            runner.close()
+            throw CommandLineError.runtime(error.description)
+        }
+        runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
+        print("busker record: \(granted); recording \(captureChannels) channel(s) to \(path)")
+        if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
+        fflush(nil)
+
+        var lastSecond = -1
+        let started = Date()
+        while !runner.isOver {
+            runner.poll()
+            if runner.isOver { break }
+            recorder.followXruns(total: runner.xruns)
+            if recorder.hasFailed || recorder.isComplete { break }
+            let second = Int(Date().timeIntervalSince(started))
+            if second != lastSecond {
+                lastSecond = second
+                let s = recorder.status
+                print("[\(String(format: "%6.1f", Date().timeIntervalSince(started))) s] \(runner.statusText) · \(s.indicator) · \(s.framesRecorded) frames · xruns \(runner.xruns)")
+                fflush(nil)
+            }
+            usleep(20_000)
+        }
+        let deviceEnded = runner.isOver
+        if !deviceEnded { runner.send(.userStop) }
+        let report = recorder.stop(audioHasStopped: true)
+        runner.close()
+        let ending: String
+        switch runner.state {
+        case .stopped(.user): ending = "stopped"
+        case let .stopped(.signal(s)): ending = "stopped by \(s)"
+        default: ending = runner.state.statusText
+        }
+        print("busker record: \(ending). \(report.summary)")
+        if let error = report.error {
+            throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
+        if deviceEnded, let status = runner.state.exitStatus, status != 0 {
+            throw CommandLineError.runtime("\(runner.state.statusText); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
+    }
+
+    /// Records an audio file offline, as fast as the machine allows, until its
+    /// end, `duration`, or SIGINT/SIGTERM (the take keeps what was read).
+    /// - Parameters:
+    ///   - channels: the take's channels (nil: the file's).
+    ///   - rate: the take's rate (nil: the file's own; another is resampled).
+    public static func recordFile(_ inputPath: String, request: RecordingRequest, duration: Double?, channels: Int?, rate: Int?) throws {
+        guard !inputPath.isEmpty else { throw CommandLineError.usage("file: needs a path, as in file:voice.wav") }
+        let reader: SoundFileReader
+        do {
+            reader = try SoundFileReader(path: inputPath)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        let path = try request.resolvePath()
+        let engineRate = rate ?? reader.sampleRate
+        var limit = engineRate == reader.sampleRate ? Int(reader.frameCount)
+            : Int((Double(reader.frameCount) * Double(engineRate) / Double(reader.sampleRate)).rounded())
+        if let duration { limit = min(limit, Int((duration * Double(engineRate)).rounded())) }
+        // The file driver always writes an output; here it is only a by-product.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("busker-record-\(getpid())-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // Ctrl-C (SIGINT, SIGTERM) ends the input where it is: the take is finalized with what was recorded.
+        StopSignals.install()
+        let taps = TapHolder()
+        var options = FileRenderDriver.Options(inputPath: inputPath, outputPath: scratch)
+        options.engineRate = engineRate
+        options.sampleFormat = .s16
+        options.isCancelled = {
+            guard StopSignals.pending != nil else { return false }
+            // No tail of silence after the last frame read: the take ends here.
+            taps.tap?.disarm()
+            return true
+        }
+        var recorder: Recorder?
+        var cancelled = false
+        do {
+            let driver = try FileRenderDriver(options: options)
+            cancelled = try driver.run { inputChannels, spec in
+                let graph = AudioGraph(inputChannelCount: inputChannels)
+                graph.output = graph.input
+                // Offline the tap waits for the writer rather than drop a frame.
+                let tap = RecordingTap(channelCount: channels ?? inputChannels, sampleRate: spec.sampleRate, waitsForWriter: true)
+                taps.tap = tap
+                try tap.install(atEndOf: graph)
+                let plan = try graph.compile(spec: spec)
+                var recorderOptions = Recorder.Options()
+                recorderOptions.frameLimit = max(1, limit)
+                recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: engineRate,
+                                              force: request.force, options: recorderOptions)
+                return (plan, 0)
+            }.wasCancelled
+        } catch {
+            // Whatever stopped the run, a take that started is finalized: a valid file with what it holds.
+            if let recorder {
+                let report = recorder.stop(audioHasStopped: true)
+                print("busker record: \(inputPath) → \(report.summary)")
+            }
+            if let error = error as? RecordingError { throw CommandLineError.runtime(error.description) }
+            if let error = error as? AudioFileError { throw CommandLineError.runtime(error.description) }
+            throw CommandLineError.runtime("recording \(inputPath) failed: \(error)")
+        }
+        guard let recorder else { return }
+        let report = recorder.stop(audioHasStopped: true)
+        print("busker record: \(inputPath) → \(report.summary)")
+        if cancelled, let signal = StopSignals.pending {
+            throw CommandLineError.runtime("stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
+        if let error = report.error {
+            throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+        }
+    }
+
+    /// The offline take's tap, for the cancel check on the reader thread: set
+    /// while the plan is built, before the driver's threads start.
+    private final class TapHolder: @unchecked Sendable {
+        var tap: RecordingTap?
+    }
+}

@@ -1,0 +1,77 @@
+import Engine
+import FileIO
+import Foundation
+import Sequencing
+
+/// `busker render`: a MIDI file through the instruments to an audio file,
+/// offline, as fast as the machine allows. Made in two steps so that a
+/// progress display can know the song's length before the render starts.
+public final class SongRender {
+    /// What `busker render` asks for.
+    public struct Options {
+        public var songPath: String
+        public var driver: SongRenderDriver.Options
+        public var settings: VoiceSettings
+        public var instruments: InstrumentRig.Options
+        public var tempo: Float = 1
+
+        public init(songPath: String, driver: SongRenderDriver.Options, settings: VoiceSettings, instruments: InstrumentRig.Options) {
+            self.songPath = songPath
+            self.driver = driver
+            self.settings = settings
+            self.instruments = instruments
+        }
+    }
+
+    public let options: Options
+    private let player: MIDIFilePlayer
+    private let rig: InstrumentRig
+
+    /// Reads the song and loads the instruments; prints a warning per kit problem.
+    /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit.
+    public init(options: Options) throws {
+        self.options = options
+        let rate = options.driver.engineRate
+        player = try SongFile.player(path: options.songPath, sampleRate: rate)
+        player.tempoScale = Double(options.tempo)
+        rig = try InstrumentRig(options: options.instruments, ports: [], player: player, sampleRate: Double(rate),
+                                settings: options.settings, limiterLookaheadMilliseconds: 1)
+        for warning in rig.warnings { printError("busker render: warning: \(warning)") }
+    }
+
+    /// The song's length at its tempo, in seconds.
+    public var songSeconds: Double {
+        Double(player.lengthFrames) / Double(options.driver.engineRate) / Double(options.tempo)
+    }
+
+    /// Renders the song and its tail to the output file.
+    /// - Parameters:
+    ///   - isCancelled: asked while the render runs; true stops it (nothing is written).
+    ///   - progress: the seconds written so far, as they grow.
+    /// - Returns: the summary line.
+    /// - Throws: `CommandLineError.runtime`: the file could not be written, or the render was interrupted.
+    public func run(isCancelled: () -> Bool, progress: (Double) -> Void) throws -> String {
+        let rate = options.driver.engineRate
+        let spec = ProcessSpec(sampleRate: Double(rate), maximumBlockSize: options.driver.blockSize)
+        let plan = try rig.chain.compile(spec: spec)
+        let driver = SongRenderDriver(options: options.driver)
+        driver.engine.attach(rig.scheduler)
+        player.play()
+        let report: SongRenderDriver.Report
+        do {
+            let songFrames = Int((Double(player.lengthFrames) / Double(options.tempo)).rounded(.up))
+            report = try driver.run(plan: plan, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
+                                    isCancelled: isCancelled) { written in
+                progress(Double(written) / Double(rate))
+            }
+        } catch let error as AudioFileError {
+            throw CommandLineError.runtime(error.description)
+        } catch is SongRenderDriver.Cancelled {
+            throw CommandLineError.runtime("interrupted; \(options.driver.outputPath) was not written")
+        }
+        rig.collectRetired()
+        return "busker render: \(options.songPath) → \(options.driver.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz, "
+            + "\(rig.summary); \(String(format: "%.2f", report.wallSeconds)) s, \(Int(report.realtimeFactor.rounded()))× real time "
+            + "on thread \(report.renderThreadName)"
+    }
+}

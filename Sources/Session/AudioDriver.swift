@@ -1,0 +1,72 @@
+import Engine
+
+/// What a session needs of a driver, whatever it drives: ALSA PCMs, a sound
+/// server's client, files offline, or a script in a test. `SessionRunner`
+/// knows drivers only through this protocol.
+///
+/// Life cycle, all on the control thread: a driver is opened on its route
+/// when it is made (its initializer throws the user's one-line error) and
+/// reports what it was granted (`format`, `latencyFrames`, `summary`);
+/// `start(engine:)` runs its render thread (named `audio-render`) on the
+/// engine and returns once audio flows; `stop()` ends it at once, dropping
+/// what is queued; `finish(timeoutMilliseconds:)` ends it after what is
+/// queued has played; after a `.suspended` stop `resumeAfterSuspend(engine:)`
+/// continues; `close()` lets the devices go for good. While it runs, the
+/// session polls `nextEvent()` and `stopReason`.
+///
+/// Faults are injected below a driver, in its call table (ALSA's `PCMCalls`),
+/// so the same tests exercise the real driver.
+public protocol AudioDriver: AnyObject {
+    /// The devices it was opened on (the user's choice; never another).
+    var route: DeviceRoute { get }
+    /// What the devices granted: the rate, block and channels a graph is compiled for.
+    var format: AudioFormat { get }
+    /// Duplex: frames from a sample entering to it leaving, as far as this
+    /// driver's buffering decides. Playback only: the longest a rendered
+    /// frame waits before it plays. Offline: 0.
+    var latencyFrames: Int { get }
+    /// The one line printed at start: what was granted and the latency.
+    var summary: String { get }
+    /// One line when real-time scheduling or locked memory was refused at
+    /// the last start, else nil.
+    var realtimeNotice: String? { get }
+
+    /// Starts the render thread on `engine` and returns once audio flows.
+    /// Install a plan on the engine before or after; without one it renders silence.
+    /// - Throws: a `DriverError` (or any error) when the devices refuse to start.
+    func start(engine: RenderEngine) throws
+    /// After a `.suspended` stop: waits up to the timeout for the devices to
+    /// come back, then starts again.
+    func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int) throws
+    /// Stops the render thread at once, dropping what is queued (a live mic goes quiet now).
+    func stop()
+    /// Ends the run after what is queued has played, never waiting longer than the timeout.
+    /// - Returns: nil when everything played, else why not.
+    @discardableResult
+    func finish(timeoutMilliseconds: Int) -> DriverStopReason?
+    /// Stops and lets the devices go. Afterwards the driver cannot start again.
+    func close()
+
+    /// Whether `close()` has let the devices go.
+    var isClosed: Bool { get }
+    /// Whether the render thread is running its loop.
+    var isRunning: Bool { get }
+    /// Why the render loop ended, once it has (nil while running or before start).
+    var stopReason: DriverStopReason? { get }
+    /// Xruns recovered since open.
+    var xrunCount: Int { get }
+    /// The next report from the render thread, or nil. One consumer: the control thread.
+    func nextEvent() -> DriverEvent?
+}
+
+extension AudioDriver {
+    /// Resumes after a suspend, waiting up to five seconds for the devices.
+    public func resumeAfterSuspend(engine: RenderEngine) throws {
+        try resumeAfterSuspend(engine: engine, timeoutMilliseconds: 5000)
+    }
+
+    /// The spec to compile render graphs for: the granted rate, one period per block.
+    public var processSpec: ProcessSpec {
+        ProcessSpec(sampleRate: Double(format.sampleRate), maximumBlockSize: format.periodFrames)
+    }
+}

@@ -1,0 +1,21 @@
+/// What a driver's render thread tells the control thread, through an SPSC
+/// queue (`AudioDriver.nextEvent()`). Plain values: pushing one allocates
+/// nothing. The driver only reports (and, for xruns, recovers); the session
+/// runner turns these into `SessionEvent`s for the state machine.
+public enum DriverEvent: Sendable, Hashable {
+    /// Audio runs; the first period is on its way.
+    case started
+    /// An xrun on this side, already recovered (streams re-prepared,
+    /// playback re-primed, restarted). `total` counts since open.
+    case xrunRecovered(StreamDirection, total: Int)
+    /// No period arrived for `milliseconds` (a device or a sound server that
+    /// stopped without telling). The driver keeps waiting until stopped.
+    case stalled(StreamDirection, milliseconds: Int)
+    /// Periods flow again after a stall.
+    case stallEnded(StreamDirection)
+    /// The driver now runs at another format (a sound server changed its
+    /// buffer size or rate): graphs must be compiled for it.
+    case formatChanged(AudioFormat)
+    /// The render loop has ended; `AudioDriver.stopReason` says the same.
+    case stopped(DriverStopReason)
+}

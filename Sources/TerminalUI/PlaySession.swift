@@ -1,0 +1,192 @@
+import Foundation
+import Instruments
+import MIDI
+import Rig
+import Sequencing
+import Session
+
+/// The control thread of `busker play`: turns computer keys into notes (with
+/// the timestamps they were typed at), draws the screen, follows the driver's
+/// events, and frees what the audio thread retires.
+public final class PlaySession {
+    public let rig: InstrumentRig
+    public let sources: MIDISources
+    public let runner: SessionRunner
+    public var driver: any AudioDriver { runner.driver }
+    public let player: MIDIFilePlayer?
+    public let songName: String?
+    public private(set) var settings: VoiceSettings
+    private var keyboard = ComputerKeyboard()
+    private var noteStyle = NoteName.Style.letters
+    private let useTUI: Bool
+    private let started = Date()
+    /// Takes: `--record` and Ctrl-R. Set before `run`.
+    public var takes: TakeControl?
+    /// Notes and pads struck recently, with when they were last seen, so a
+    /// short hit stays lit long enough to see.
+    private var recentNotes: [Int: Date] = [:]
+    private var recentPads: [Int: Date] = [:]
+
+    public init(rig: InstrumentRig, sources: MIDISources, runner: SessionRunner,
+         player: MIDIFilePlayer?, songName: String?, settings: VoiceSettings, useTUI: Bool) {
+        self.rig = rig
+        self.sources = sources
+        self.runner = runner
+        self.player = player
+        self.songName = songName
+        self.settings = settings
+        self.useTUI = useTUI
+        // Every stop, loss and interruption ends every note: the keyboard's
+        // held keys, and every source's notes at the scheduler's next cycle
+        // (which is the first one after any restart).
+        runner.allNotesOff = { [unowned self] in
+            self.send(self.keyboard.releaseAll())
+            self.rig.scheduler.releaseAllNotes()
+        }
+    }
+
+    /// Runs until Esc, SIGINT/SIGTERM, the song's end (headless) or the state
+    /// machine ends the session; the terminal is restored before it returns.
+    public func run() -> SessionState {
+        let terminal = useTUI ? Terminal() : nil
+        terminal?.enter()
+        runner.terminal = terminal
+        defer {
+            terminal?.restore()
+            runner.terminal = nil
+        }
+        var lastDraw = Date.distantPast
+        var lastStatusSecond = -1
+        while !runner.isOver {
+            runner.poll()
+            if runner.isOver { break }
+            if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker play: \(line)") }
+            let now = monotonicSeconds()
+            if let terminal {
+                // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 5)
+                for key in terminal.readKeys() {
+                    if handle(key, at: monotonicSeconds()) == false { quit() }
+                }
+                if runner.isOver { break }
+                send(keyboard.expire(at: now))
+                if Date().timeIntervalSince(lastDraw) >= 1.0 / 30 {
+                    lastDraw = Date()
+                    terminal.write(PlayScreen.draw(status(), columns: terminal.size.columns))
+                }
+            } else {
+                let second = Int(Date().timeIntervalSince(started))
+                if second != lastStatusSecond {
+                    lastStatusSecond = second
+                    print(status().statusLine)
+                    fflush(nil)
+                }
+                if let player, player.state == .finished { runner.send(.songEnded) }
+                usleep(20_000)
+            }
+            rig.collectRetired()
+        }
+        return runner.state
+    }
+
+    /// Esc: the notes end before the sound does (release, let a few periods
+    /// carry the note-offs), then the session stops.
+    private func quit() {
+        if case .running = runner.state {
+            send(keyboard.releaseAll())
+            rig.scheduler.releaseAllNotes()
+            usleep(50_000)
+        }
+        runner.send(.userStop)
+    }
+
+    /// Applies one key; false means quit.
+    public func handle(_ key: Key, at now: Double) -> Bool {
+        switch key {
+        case .escape: return false
+        case .character("\u{12}"): takes?.toggle()  // Ctrl-R
+        case .up: setVolume(settings.volume + 0.05)
+        case .down: setVolume(settings.volume - 0.05)
+        case .left: send(keyboard.press("[", at: now))
+        case .right: send(keyboard.press("]", at: now))
+        case .character("\t"): noteStyle = noteStyle == .letters ? .solfege : .letters
+        case .character("\u{7F}"), .character("\u{08}"):
+            send(keyboard.releaseAll())
+            rig.scheduler.releaseAllNotes()
+        case .character(" "):
+            guard case .running = runner.state else {
+                // Audio is off (interrupted, waiting): space starts it again, on the same device.
+                runner.send(.userStart)
+                return true
+            }
+            if let player { player.state == .playing ? player.stop() : player.play() }
+        case .character(let c):
+            send(keyboard.press(c, at: now))
+        }
+        return true
+    }
+
+    private func setVolume(_ volume: Float) {
+        settings.volume = ((volume * 20).rounded() / 20).clamped(to: VoiceSettings.volumeRange)
+        rig.chain.apply(settings)
+    }
+
+    /// Sends the keyboard's messages, stamped now (the scheduler places them one cycle later, evenly spaced).
+    private func send(_ messages: [MIDIMessage]) {
+        guard !messages.isEmpty else { return }
+        let stamp = MIDIInputPort.hostTimeNow
+        for message in messages { sources.keyboardPort.send(message, at: .hostNanoseconds(stamp)) }
+    }
+
+    public func status() -> PlayStatus {
+        let now = Date()
+        for note in rig.scheduler.activity.takeStruckNotes() { recentNotes[note] = now }
+        for note in rig.scheduler.activity.takeDrumHits() { recentPads[note] = now }
+        recentNotes = recentNotes.filter { now.timeIntervalSince($0.value) < 0.15 }
+        recentPads = recentPads.filter { now.timeIntervalSince($0.value) < 0.15 }
+        var pressed = Set(recentNotes.keys)
+        for note in 0..<128 where rig.scheduler.activity.isHeld(note) { pressed.insert(note) }
+        let pads = ComputerKeyboard.drumRow.map { pad in
+            (key: String(pad.key), name: rig.kit?.pad(forNote: pad.note)?.name ?? GeneralMIDI.percussionNames[pad.note] ?? "?",
+             lit: recentPads[Int(pad.note)] != nil)
+        }
+        let state = runner.statusText
+        let outMeter = rig.chain.outputMeter
+        let dropped = rig.scheduler.ports.reduce(0) { $0 + $1.droppedCount } + rig.scheduler.overflowCount
+        var song: String?
+        if let player, let songName {
+            let length = Double(player.lengthFrames) / Double(player.sampleRate)
+            song = "\(songName) \(String(format: "%.1f / %.1f s", player.positionSeconds, length)) · \(player.state)"
+                + (player.isLooping ? " · loop" : "") + (player.tempoScale != 1 ? " · tempo ×\(player.tempoScale)" : "")
+        }
+        return PlayStatus(
+            settings: settings,
+            outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
+            limiterReductionDB: rig.chain.limiter.gainReductionDB,
+            xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
+            latency: driver.summary,
+            device: driver.route.output,
+            seconds: now.timeIntervalSince(started),
+            instruments: rig.summary,
+            sources: sources.summary,
+            notices: sources.notices,
+            pressedNotes: pressed,
+            keyboardLowerC: keyboard.options.lowerC,
+            noteStyle: noteStyle,
+            legend: keyboard.legend(style: noteStyle),
+            pads: pads,
+            samplerVoices: rig.sampler.activeVoiceCount,
+            polyphony: rig.synth.configuration.polyphony,
+            drumVoices: rig.drums?.activeVoiceCount,
+            midiMessages: rig.scheduler.deliveredCount,
+            droppedMessages: dropped,
+            watchdogReleases: rig.scheduler.watchdogReleaseCount,
+            song: song, recording: takes?.indicator)
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds, the keyboard's clock.
+public func monotonicSeconds() -> Double {
+    Double(MIDIInputPort.hostTimeNow) / 1e9
+}

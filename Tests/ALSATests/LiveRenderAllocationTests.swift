@@ -1,0 +1,138 @@
+import ALSA
+import CAllocationCounter
+import Engine
+import Foundation
+import Rig
+import Sequencing
+import Synchronization
+import XCTest
+
+/// Allocates a class instance the optimizer cannot remove, to prove the counter is on.
+private final class AllocationProbe: @unchecked Sendable {
+    let countSeen = Atomic<Int>(0)
+    private var kept: AnyObject?
+    func allocateOnce() { kept = NSObject() }
+}
+
+/// The live driver's render thread, running the whole voice chain on real
+/// ALSA PCMs (`null`: zeros in, everything taken out, as fast as it goes),
+/// allocates nothing in steady state; nor does it in playback-only mode,
+/// running the instruments' chain with MIDI arriving.
+final class LiveRenderAllocationTests: XCTestCase {
+    func testDuplexLoopWithTheVoiceChainDoesNotAllocate() throws {
+        try XCTSkipIf(busker_allocation_counting_supported() == 0, "no allocation counter on this platform")
+        var options = DuplexDriver.Options(device: "null")
+        options.periodFrames = 64
+        options.realtimePriority = nil
+        options.lockMemory = false
+        options.stopAfterFrames = 48000 * 30
+        // Negative control built in: the hook allocates once after counting
+        // begins, so a counter that never switched on for this thread shows.
+        let probe = AllocationProbe()
+        options.renderThreadStarted = {
+            busker_allocation_counting_begin()
+            probe.allocateOnce()
+            probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
+        }
+        let driver = try DuplexDriver(options: options)
+        var settings = VoiceSettings()
+        settings.bassDB = 6
+        settings.trebleDB = 3
+        settings.boostDB = 6
+        settings.reverbPercent = 30
+        settings.room = .hall
+        let chain = try VoiceChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
+        let engine = RenderEngine()
+        engine.install(try chain.compile(spec: driver.processSpec))
+        try driver.start(engine: engine)
+        defer {
+            driver.close()
+            engine.releaseAll()
+        }
+        // Warm up, then count a stretch of steady state while the control
+        // thread keeps turning knobs.
+        func waitFor(frames: Int) {
+            var i = 0
+            while driver.framesProcessed < frames && driver.stopReason == nil {
+                settings.bassDB = Float(i % 25) - 12
+                settings.reverbPercent = Float(i % 100)
+                chain.apply(settings)
+                engine.collectRetiredPlans()
+                i += 1
+                usleep(200)
+            }
+        }
+        waitFor(frames: 48000)
+        XCTAssertGreaterThan(probe.countSeen.load(ordering: .relaxed), 0, "the counter catches an allocation on the render thread")
+        busker_allocation_counts_reset()
+        let start = driver.framesProcessed
+        waitFor(frames: start + 48000 * 5)
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        let counted = driver.framesProcessed - start
+        driver.stop()
+        XCTAssertGreaterThanOrEqual(counted, 48000 * 5, "the loop kept running (stop reason: \(String(describing: driver.stopReason)))")
+        XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
+        XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
+    }
+
+    /// Playback only (`busker play`'s loop): the instruments' chain (mixer,
+    /// EQ, reverb, limiter, meter) over a looping source, a MIDI scheduler
+    /// taking notes every cycle, knobs turning, on `null` as fast as it goes.
+    func testPlaybackOnlyLoopWithTheInstrumentChainDoesNotAllocate() throws {
+        try XCTSkipIf(busker_allocation_counting_supported() == 0, "no allocation counter on this platform")
+        var options = DuplexDriver.Options(playback: "null")
+        options.periodFrames = 64
+        options.realtimePriority = nil
+        options.lockMemory = false
+        options.stopAfterFrames = 48000 * 30
+        let probe = AllocationProbe()
+        options.renderThreadStarted = {
+            busker_allocation_counting_begin()
+            probe.allocateOnce()
+            probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
+        }
+        let driver = try DuplexDriver(options: options)
+        XCTAssertTrue(driver.granted.isPlaybackOnly)
+        var settings = VoiceSettings()
+        settings.bassDB = 6
+        settings.reverbPercent = 30
+        settings.room = .hall
+        let source = SampleSequenceNode(samples: ALSATestSupport.testSignal(frames: 4800), looping: true)
+        let chain = try InstrumentChain(sources: [source], settings: settings)
+        let port = MIDIInputPort(name: "test keyboard")
+        let scheduler = MIDIScheduler(ports: [port])
+        let engine = RenderEngine()
+        engine.attach(scheduler)
+        engine.install(try chain.compile(spec: driver.processSpec))
+        try driver.start(engine: engine)
+        defer {
+            driver.close()
+            engine.releaseAll()
+        }
+        func waitFor(frames: Int) {
+            var i = 0
+            while driver.framesProcessed < frames && driver.stopReason == nil {
+                settings.bassDB = Float(i % 25) - 12
+                settings.reverbPercent = Float(i % 100)
+                chain.apply(settings)
+                let note = UInt8(48 + i % 24)
+                _ = port.send(i % 2 == 0 ? .noteOn(channel: 0, note: note, velocity: 100)
+                                         : .noteOff(channel: 0, note: note, velocity: 0))
+                engine.collectRetiredPlans()
+                i += 1
+                usleep(200)
+            }
+        }
+        waitFor(frames: 48000)
+        XCTAssertGreaterThan(probe.countSeen.load(ordering: .relaxed), 0, "the counter catches an allocation on the render thread")
+        busker_allocation_counts_reset()
+        let start = driver.framesProcessed
+        waitFor(frames: start + 48000 * 5)
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        let counted = driver.framesProcessed - start
+        driver.stop()
+        XCTAssertGreaterThanOrEqual(counted, 48000 * 5, "the loop kept running (stop reason: \(String(describing: driver.stopReason)))")
+        XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
+        XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
+    }
+}
