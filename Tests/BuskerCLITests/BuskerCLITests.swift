@@ -152,4 +152,18 @@ final class BuskerCLITests: XCTestCase {
             XCTAssertTrue(r.stdout.contains("usage: busker"), "\(args)")
         }
     }
+
+    /// Every command's help is finished text: no Swift interpolation left
+    /// unexpanded (a `\(` in a help string that was escaped by mistake prints
+    /// literally), and the recording formats are named where they are offered.
+    func testNoHelpPrintsAPlaceholder() throws {
+        for command in ["live", "play", "render", "record", "repair", "devices", "bench"] {
+            let r = try runBusker([command, "--help"])
+            XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)")
+            XCTAssertFalse(r.stdout.contains("\\("), "busker \(command) --help prints a placeholder:\n\(r.stdout)")
+        }
+        for command in ["record", "live", "play"] {
+            XCTAssertTrue(try runBusker([command, "--help"]).stdout.contains("wav24, wav16, float, flac, ogg"), command)
+        }
+    }
 }

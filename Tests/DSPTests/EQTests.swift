@@ -198,10 +198,12 @@ final class EQTests: XCTestCase {
     }
 
     func testKernelMatchesPlainTDF2AndStereoMatchesMono() {
-        // The kernel computes two outputs per step in direct form I; a plain
-        // per-sample TDF2 recursion is the reference. Odd and even call lengths,
-        // so both the paired loop and the odd last sample run; the 20 Hz
-        // high-pass has its poles closest to the unit circle.
+        // The kernel takes the first two samples of a call from the TDF2
+        // registers and the rest in direct form I, then rebuilds the registers;
+        // a plain per-sample TDF2 recursion is the reference. Call lengths of 1
+        // (the one-sample path), 2 (registers only) and longer (the loop and the
+        // rebuild), so every path runs and hands its state to the next; the
+        // 20 Hz high-pass has its poles closest to the unit circle.
         let frames = 9600
         let left = whiteNoise(frames: frames, seed: 11), right = whiteNoise(frames: frames, seed: 12)
         let lengths = [1, 2, 3, 64, 333, 597]
@@ -240,7 +242,7 @@ final class EQTests: XCTestCase {
                 call += 1
             }
             let worst = zip(mono, reference).map { abs($0 - $1) }.max()!
-            XCTAssertLessThanOrEqual(worst, 1e-6, "\(kind): two-step kernel against plain TDF2")
+            XCTAssertLessThanOrEqual(worst, 1e-6, "\(kind): kernel against plain TDF2")
             XCTAssertEqual(pair.0.map(\.bitPattern), mono.map(\.bitPattern), "\(kind): stereo left is the mono result, bit for bit")
         }
     }
