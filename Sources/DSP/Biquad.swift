@@ -31,6 +31,13 @@ public struct BiquadCoefficients: Sendable, Equatable {
     public var a1: Double
     public var a2: Double
 
+    /// The filter that passes its input unchanged.
+    public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+
+    // MARK: Audio thread
+
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
         self.b0 = b0
@@ -40,9 +47,6 @@ public struct BiquadCoefficients: Sendable, Equatable {
         self.a2 = a2
     }
 
-    /// The filter that passes its input unchanged.
-    public static let identity = BiquadCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
-
     /// The RBJ cookbook coefficients for `kind`.
     ///
     /// Shelves use the cookbook's Q form of alpha, `sin(w0) / (2 Q)`; Q = 1/√2
@@ -51,6 +55,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     /// (0, 0.499 × sampleRate), where the cookbook's bilinear design is defined,
     /// and `q` is kept positive.
     ///
+    /// - Thread: audio, control
     /// - Realtime: safe. Pure arithmetic and libm (`sin`, `cos`, `pow`), which
     ///   neither allocate nor lock; the smoothing nodes call it every 16 samples.
     @_noLocks
@@ -97,10 +102,13 @@ public struct BiquadCoefficients: Sendable, Equatable {
         return BiquadCoefficients(b0: b0 * inverse, b1: b1 * inverse, b2: b2 * inverse, a1: a1 * inverse, a2: a2 * inverse)
     }
 
+    // MARK: Any thread
+
     /// The analytic magnitude |H(e^jw)| in dB at `frequency`, computed in Double
     /// (JUCE's `IIR::Coefficients::getMagnitudeForFrequency`). The tests hold
     /// measured impulse responses against it.
-    /// - Realtime: safe (arithmetic and libm only), though nothing on the audio thread needs it.
+    /// - Thread: any (nothing on the audio thread needs it)
+    /// - Realtime: safe (arithmetic and libm only)
     public func magnitudeDB(atFrequency frequency: Double, sampleRate: Double) -> Double {
         let w = 2 * Double.pi * frequency / sampleRate
         let c1 = cos(w), s1 = sin(w)
@@ -125,6 +133,11 @@ public struct BiquadState: Sendable, Equatable {
     public var z1: Double = 0
     public var z2: Double = 0
 
+    // MARK: Audio thread
+
+    /// Zero state: silence in the registers.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public init() {}
 }
@@ -148,6 +161,10 @@ public struct BiquadState: Sendable, Equatable {
 public struct Biquad: Sendable {
     public var coefficients: BiquadCoefficients
 
+    // MARK: Audio thread
+
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public init(coefficients: BiquadCoefficients = .identity) {
         self.coefficients = coefficients
@@ -161,6 +178,7 @@ public struct Biquad: Sendable {
     /// call, so a decaying tail never lingers in denormals (even on a thread
     /// without flush-to-zero); at 1e-30 that changes nothing audible or measurable.
     ///
+    /// - Thread: audio, control
     /// - Realtime: safe. Arithmetic on caller-owned memory only; checked by the
     ///   compiler with `@_noLocks`.
     @_noLocks
@@ -214,6 +232,7 @@ public struct Biquad: Sendable {
     /// or one mono source feeding both outputs); the outputs must not overlap
     /// each other or otherwise overlap the inputs.
     ///
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on caller-owned memory only; checked by the
     ///   compiler with `@_noLocks`.
     @_noLocks
@@ -272,7 +291,8 @@ public struct Biquad: Sendable {
     }
 
     /// Filters `count` samples of `samples` in place, advancing `state`.
-    /// - Realtime: safe (see `process(_:_:count:state:)`).
+    /// - Thread: audio, control
+    /// - Realtime: safe (see `process(_:_:count:state:)`)
     @_noLocks
     @inlinable
     public func process(_ samples: UnsafeMutablePointer<Float>, count: Int, state: inout BiquadState) {

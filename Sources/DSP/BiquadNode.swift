@@ -78,10 +78,6 @@ public final class BiquadNode: AudioNode {
         states.deallocate()
     }
 
-    /// The coefficients the node is filtering with right now (for tests and displays).
-    /// Read it from the thread that renders, or while nothing renders.
-    public var currentCoefficients: BiquadCoefficients { biquad.coefficients }
-
     /// - Realtime: unsafe (allocates). Control thread only.
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
         states.deinitialize(count: max(1, stateCount))
@@ -97,7 +93,16 @@ public final class BiquadNode: AudioNode {
         logQ.rampLength = rampSteps
     }
 
+    // MARK: Audio thread
+
+    /// The coefficients the node is filtering with right now (for tests and displays).
+    /// Read it from the thread that renders, or while nothing renders.
+    /// - Thread: audio, control (while nothing renders)
+    /// - Realtime: safe
+    public var currentCoefficients: BiquadCoefficients { biquad.coefficients }
+
     /// Clears the filter state and jumps to the parameters' current values.
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated state; no allocation, no locks.
     @_noLocks
     public override func reset() {
@@ -114,6 +119,7 @@ public final class BiquadNode: AudioNode {
     }
 
     /// Filters input bus 0 into `output`, channel by channel.
+    /// - Thread: audio
     /// - Realtime: safe. Reads the parameters through atomics, filters in
     ///   preallocated state and computes coefficients with plain arithmetic;
     ///   checked by the compiler with `@_noLocks`.
@@ -155,6 +161,7 @@ public final class BiquadNode: AudioNode {
     }
 
     /// The parameters' current values.
+    /// - Thread: audio, control
     /// - Realtime: safe. Three relaxed atomic loads through unretained
     ///   references; `_unsafePerformance` because the checker cannot see the
     ///   body of `Parameter.value`, which lives in another file.
@@ -167,7 +174,8 @@ public final class BiquadNode: AudioNode {
     }
 
     /// Starts ramps towards any parameter that changed since the last block.
-    /// - Realtime: safe (arithmetic and libm).
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic and libm)
     @_noLocks @inline(__always)
     private func readTargets() {
         let (f, g, qv) = readParameters()
@@ -192,7 +200,8 @@ public final class BiquadNode: AudioNode {
 
     /// Moves the ramps one grid step on and recomputes the coefficients; at
     /// the end of the ramps, uses the exact targets and stops moving.
-    /// - Realtime: safe (arithmetic and libm).
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic and libm)
     @_noLocks @inline(__always)
     private func advanceSmoothing() {
         let lf = logFrequency.next()
@@ -211,7 +220,9 @@ public final class BiquadNode: AudioNode {
         }
     }
 
-    /// - Realtime: safe (arithmetic and libm).
+    /// The coefficients of this node's kind for these values at the prepared rate.
+    /// - Thread: audio, control
+    /// - Realtime: safe (arithmetic and libm)
     @_noLocks @inline(__always)
     private func coefficients(frequency: Double, gainDB: Double, q: Double) -> BiquadCoefficients {
         BiquadCoefficients.make(kind: kind, sampleRate: sampleRate, frequency: frequency, gainDB: gainDB, q: q)

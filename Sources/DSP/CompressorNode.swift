@@ -84,19 +84,22 @@ public final class CompressorNode: AudioNode {
     }
 
     /// Whether the compressor works; off, it passes its input unchanged (after the gain has eased back to 0 dB).
-    /// - Realtime: safe; an atomic, settable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load or store)
     public var isOn: Bool {
         get { switchedOn.load(ordering: .relaxed) }
         set { switchedOn.store(newValue, ordering: .relaxed) }
     }
 
     /// The gain reduction at the end of the last block, in dB, ≥ 0 (make-up not counted).
-    /// - Realtime: safe; an atomic load.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var gainReductionDB: Float { Float(bitPattern: reductionBits.load(ordering: .relaxed)) }
 
     /// The static curve: the output level for a steady input level `x` (dB),
     /// before make-up, for threshold `t`, ratio `r` and knee width `w` (dB).
-    /// - Realtime: safe (arithmetic).
+    /// - Thread: any
+    /// - Realtime: safe (arithmetic)
     @inlinable
     public static func staticCurve(_ x: Float, threshold t: Float, ratio r: Float, knee w: Float) -> Float {
         softKneeCompressorCurve(x, threshold: t, ratio: r, knee: w)
@@ -112,8 +115,11 @@ public final class CompressorNode: AudioNode {
         makeup.rampLength = max(1, Int((Self.makeupSmoothingSeconds * rate).rounded()))
     }
 
+    // MARK: Audio thread
+
     /// Empties the detector and snaps the make-up to its target.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @_noLocks
     public override func reset() {
         meanSquare = 0
@@ -123,6 +129,7 @@ public final class CompressorNode: AudioNode {
     }
 
     /// Compresses input bus 0 into `output`.
+    /// - Thread: audio
     /// - Realtime: safe. Atomic loads, arithmetic on plain state, one `log10f`
     ///   and one `exp2f` per frame while on; checked by the compiler with `@_noLocks`.
     @_noLocks
@@ -176,6 +183,7 @@ public final class CompressorNode: AudioNode {
     }
 
     /// A parameter's current value.
+    /// - Thread: audio, control
     /// - Realtime: safe. A relaxed atomic load through an unretained reference.
     @_noLocks @inline(__always)
     private func readParameter(_ p: Unmanaged<Parameter>) -> Float {
@@ -183,11 +191,14 @@ public final class CompressorNode: AudioNode {
     }
 }
 
+// MARK: Audio thread: kernels
+
 /// The soft-knee static curve of Giannoulis, Massberg and Reiss (2012), eq. 4:
 /// the output level for a steady input level `x` (dB), threshold `t`, ratio `r`,
 /// knee width `w` (dB). A free function so the `@_noLocks` render can call it
 /// without touching class metadata.
-/// - Realtime: safe (arithmetic).
+/// - Thread: audio, control
+/// - Realtime: safe (arithmetic)
 @inlinable
 public func softKneeCompressorCurve(_ x: Float, threshold t: Float, ratio r: Float, knee w: Float) -> Float {
     let over = x - t

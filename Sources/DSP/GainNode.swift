@@ -43,8 +43,11 @@ public final class GainNode: AudioNode {
         gain.rampLength = max(1, Int((Self.smoothingSeconds * spec.sampleRate).rounded()))
     }
 
+    // MARK: Audio thread
+
     /// Jumps to the parameter's current value.
-    /// - Realtime: safe (an atomic load and arithmetic).
+    /// - Thread: audio, control
+    /// - Realtime: safe (an atomic load and arithmetic)
     @_noLocks
     public override func reset() {
         let db = readParameter()
@@ -53,6 +56,7 @@ public final class GainNode: AudioNode {
     }
 
     /// Scales input bus 0 into `output`.
+    /// - Thread: audio
     /// - Realtime: safe. An atomic load, arithmetic on preallocated buffers;
     ///   checked by the compiler with `@_noLocks`.
     @_noLocks
@@ -86,6 +90,7 @@ public final class GainNode: AudioNode {
     }
 
     /// The parameter's current value.
+    /// - Thread: audio, control
     /// - Realtime: safe. A relaxed atomic load through an unretained
     ///   reference; `_unsafePerformance` because the checker cannot see the
     ///   body of `Parameter.value`, which lives in another file.

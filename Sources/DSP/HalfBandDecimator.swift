@@ -103,8 +103,11 @@ public final class HalfBandDecimator {
         odds.deallocate()
     }
 
+    // MARK: Audio thread
+
     /// Silence in the history and the phase back at an even sample.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public func reset() {
         evens.update(repeating: 0, count: evenTaps + maximumChunk + 4)
         odds.update(repeating: 0, count: oddHistory + maximumChunk + 4)
@@ -116,6 +119,7 @@ public final class HalfBandDecimator {
     /// Filters `count` (≤ `maximumChunk`) input samples and writes the decimated samples they
     /// complete to `output` (⌈count / 2⌉ or ⌊count / 2⌋ of them, by the phase).
     /// - Returns: how many were written.
+    /// - Thread: audio, control (the howl guard runs it once on silence while it prepares)
     /// - Realtime: safe. Arithmetic on preallocated memory.
     public func process(_ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
         precondition(count <= maximumChunk)

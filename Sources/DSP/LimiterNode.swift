@@ -127,7 +127,8 @@ public final class LimiterNode: AudioNode {
     public var ceilingGain: Float { ceiling }
 
     /// The largest gain reduction during the last rendered block, in dB, ≥ 0.
-    /// - Realtime: safe; lock-free, readable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var gainReductionDB: Float {
         Float(bitPattern: gainReductionBits.load(ordering: .relaxed))
     }
@@ -160,7 +161,10 @@ public final class LimiterNode: AudioNode {
         releaseCoefficient = 1 - exp(-1 / (Double(releaseMilliseconds) / 1000 * spec.sampleRate))
     }
 
+    // MARK: Audio thread
+
     /// Empties the delay line and returns the gain to 1.
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated state only.
     @_noLocks
     public override func reset() {
@@ -177,6 +181,7 @@ public final class LimiterNode: AudioNode {
     }
 
     /// Limits input bus 0 into `output`, delayed by `latencyFrames`.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated state, one atomic store and
     ///   one `log10f` per block; checked by the compiler with `@_noLocks`.
     @_noLocks
@@ -204,6 +209,7 @@ public final class LimiterNode: AudioNode {
 
     /// Limits frames `offset..<offset + frames` (at most `chunkFrames`) of every
     /// channel and returns the smallest gain applied.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated state.
     @_noLocks
     private func process(input: AudioBlock, inputChannels: Int, output: AudioBlock,
@@ -267,6 +273,7 @@ public final class LimiterNode: AudioNode {
 
     /// Steps 2–4 for `frames` frames whose peaks are in `framePeaks`: the gains go
     /// to `frameGains`; returns the smallest.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated state.
     @_noLocks
     private func computeGains(frames: Int, windowLength: Int) -> Float {
@@ -334,11 +341,14 @@ public final class LimiterNode: AudioNode {
     }
 }
 
+// MARK: Audio thread: kernels
+
 /// Copies `count` samples from `source` to `destination`, with NaN and ±Inf
 /// replaced by +0, raises `peaks[i]` to the bits of |sample i| where that is
 /// larger, and returns the largest of those bits. Bit patterns of non-negative
 /// floats order like their values, so the maxima are integer maxima, in lane-wise
 /// arithmetic without comparisons (SIMD masks compile into long shuffles).
+/// - Thread: audio
 /// - Realtime: safe. Arithmetic on caller-owned memory.
 @_noLocks @inline(__always)
 private func limiterSanitize(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
@@ -377,7 +387,8 @@ private func limiterSanitize(_ source: UnsafePointer<Float>, _ destination: Unsa
 
 /// The larger of each pair of non-negative lanes: a ^ ((a ^ b) & m), m all ones
 /// where a − b is negative.
-/// - Realtime: safe.
+/// - Thread: audio
+/// - Realtime: safe
 @_noLocks @inline(__always)
 private func limiterLanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> {
     a ^ ((a ^ b) & ((a &- b) &>> 31))

@@ -88,11 +88,13 @@ public final class MeterNode: AudioNode {
     }
 
     /// How many channels are metered (0 before prepare, at most `maximumChannelCount`).
-    /// - Realtime: safe; lock-free, readable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var channelCount: Int { meteredChannels.load(ordering: .relaxed) }
 
     /// The latest values of `channel` (silent for a channel that is not metered).
-    /// - Realtime: safe; three relaxed atomic loads, readable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (relaxed atomic loads)
     public func reading(channel: Int) -> MeterReading {
         guard channel >= 0 && channel < channelCount else { return .silent }
         return MeterReading(
@@ -106,7 +108,8 @@ public final class MeterNode: AudioNode {
 
     /// Asks the audio thread to clear `maxPeak` on every channel; takes effect at
     /// the start of the next rendered block.
-    /// - Realtime: safe (one atomic increment), callable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (one atomic increment)
     public func resetPeaks() {
         peakResetRequests.add(1, ordering: .relaxed)
     }
@@ -145,7 +148,10 @@ public final class MeterNode: AudioNode {
         meteredChannels.store(channelCapacity, ordering: .relaxed)
     }
 
+    // MARK: Audio thread
+
     /// Clears the window, the envelopes and the maxima, and publishes silence.
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated state and atomics only.
     @_noLocks
     public override func reset() {
@@ -164,6 +170,7 @@ public final class MeterNode: AudioNode {
     }
 
     /// Copies input bus 0 to `output` and measures it.
+    /// - Thread: audio
     /// - Realtime: safe. Copies and arithmetic on preallocated buffers, relaxed
     ///   atomic stores, one `sqrt` per channel per block; checked with `@_noLocks`.
     @_noLocks
@@ -206,6 +213,7 @@ public final class MeterNode: AudioNode {
     /// is max(envelope·fall^n, max over i of |x[i]|·fall^(n−1−i)), exactly what
     /// the per-sample recursion max(|x|, envelope·fall) gives, and the window
     /// sum moves by the segment's new squares minus the squares leaving it.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated state.
     @_noLocks
     private func measure(_ samples: UnsafePointer<Float>, copyingTo destination: UnsafeMutablePointer<Float>,
@@ -238,6 +246,7 @@ public final class MeterNode: AudioNode {
     }
 
     /// Moves the shared window position on by `frames`.
+    /// - Thread: audio
     /// - Realtime: safe. Integer arithmetic.
     @_noLocks
     private func advanceWindow(frames: Int) {
@@ -245,6 +254,7 @@ public final class MeterNode: AudioNode {
     }
 
     /// A block without input: the meters see silence.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated state.
     @_noLocks
     private func measureSilence(frames: Int) {
@@ -277,6 +287,7 @@ public final class MeterNode: AudioNode {
     }
 
     /// Stores one channel's values into its atomics.
+    /// - Thread: audio
     /// - Realtime: safe. A square root and three relaxed atomic stores.
     @_noLocks
     private func publish(channel c: Int) {
@@ -288,11 +299,14 @@ public final class MeterNode: AudioNode {
     }
 }
 
+// MARK: Audio thread: kernels
+
 /// One segment of `MeterNode.measure`: copies `count` samples from `source` to
 /// `destination`, replaces the `count` squares at `ring` with the new ones,
 /// and returns the weighted peak max(|x[i]|·weights[i]), the largest
 /// |x[i]| and the change of the window sum. NaN and ±Inf count as 0 (they
 /// must not stick in the meter) but are copied bit for bit.
+/// - Thread: audio
 /// - Realtime: safe. Arithmetic on caller-owned memory.
 @_noLocks @inline(__always)
 private func meterSegment(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
@@ -347,6 +361,7 @@ private func meterSegment(_ source: UnsafePointer<Float>, _ destination: UnsafeM
 
 /// The sum of `count` squares in Double: Float partial sums over short
 /// runs (four lanes of sixteen), added up in Double.
+/// - Thread: audio
 /// - Realtime: safe. Arithmetic on caller-owned memory.
 @_noLocks
 private func meterExactSum(_ values: UnsafePointer<Float>, count: Int) -> Double {
@@ -368,7 +383,8 @@ private func meterExactSum(_ values: UnsafePointer<Float>, count: Int) -> Double
 /// The larger of each pair of lanes (neither NaN), written lane by lane: the
 /// compiler makes it one `maxps`, where the standard library's `pointwiseMax`
 /// stays an out-of-line call.
-/// - Realtime: safe.
+/// - Thread: audio
+/// - Realtime: safe
 @_noLocks @inline(__always)
 private func lanewiseMax(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
     var result = a

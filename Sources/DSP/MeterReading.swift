@@ -9,6 +9,8 @@ public struct MeterReading: Sendable, Equatable {
     /// The largest |sample| since preparation or the last `resetPeaks()` (≥ 1 means clipped).
     public var maxPeak: Float
 
+    /// - Thread: any (`MeterNode.reading(channel:)` builds one on its caller's thread)
+    /// - Realtime: safe
     public init(peak: Float, rms: Float, maxPeak: Float = 0) {
         self.peak = peak
         self.rms = rms
@@ -24,5 +26,8 @@ public struct MeterReading: Sendable, Equatable {
     /// Whether a sample reached full scale since the last `resetPeaks()`.
     public var hasClipped: Bool { maxPeak >= 1 }
 
+    /// All levels zero.
+    /// - Thread: any
+    /// - Realtime: safe
     public static var silent: MeterReading { MeterReading(peak: 0, rms: 0, maxPeak: 0) }
 }

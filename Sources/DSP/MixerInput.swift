@@ -27,7 +27,8 @@ public final class MixerInput: @unchecked Sendable {
     }
 
     /// Whether the input is muted; backed by `mute`.
-    /// - Realtime: safe (an atomic load or store).
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load or store)
     public var isMuted: Bool {
         get { mute.value >= 0.5 }
         set { mute.value = newValue ? 1 : 0 }

@@ -112,8 +112,11 @@ public final class MixerNode: AudioNode {
         master = LinearSmoother(value: 1, rampLength: rampLength)
     }
 
+    // MARK: Audio thread
+
     /// Jumps every gain to its target; the next block computes the targets and
     /// snaps to them (no ramp from a stale state after a reset).
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated state only.
     @_noLocks
     public override func reset() {
@@ -128,6 +131,7 @@ public final class MixerNode: AudioNode {
     }
 
     /// Mixes every input bus into `output`.
+    /// - Thread: audio
     /// - Realtime: safe. Atomic loads, a few libm calls per changed control,
     ///   arithmetic on preallocated buffers; checked by the compiler with `@_noLocks`.
     @_noLocks
@@ -164,6 +168,7 @@ public final class MixerNode: AudioNode {
 
     /// Recomputes input `i`'s per-channel targets when a control or the source
     /// channel count changed, and starts the ramps (or snaps right after `reset`).
+    /// - Thread: audio
     /// - Realtime: safe. Atomic loads and libm arithmetic (`powf`, `cosf`), no allocation.
     @_noLocks
     private func updateTargets(input i: Int, sourceChannels: Int, outputChannels channels: Int) {
@@ -191,6 +196,7 @@ public final class MixerNode: AudioNode {
     }
 
     /// `destination += source × gain`, the gain ramping one step per sample.
+    /// - Thread: audio
     /// - Realtime: safe. Plain arithmetic on the caller's buffers.
     @_noLocks @inline(__always)
     private func accumulate(_ source: UnsafeMutablePointer<Float>, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout LinearSmoother) {
@@ -205,6 +211,7 @@ public final class MixerNode: AudioNode {
 
     /// `destination += (Σ source channels) × gain`, for a mono output (the
     /// gain target carries the 1/channels of the average).
+    /// - Thread: audio
     /// - Realtime: safe. Plain arithmetic on the caller's buffers.
     @_noLocks
     private func accumulateFoldDown(_ source: AudioBlock, into destination: UnsafeMutablePointer<Float>, frames: Int, gain: inout LinearSmoother) {
@@ -217,6 +224,7 @@ public final class MixerNode: AudioNode {
 
     /// Scales the mix by the master volume; every channel walks its own copy of
     /// the ramp so all channels get the same one.
+    /// - Thread: audio
     /// - Realtime: safe. Plain arithmetic on the output buffer.
     @_noLocks
     private func applyMaster(_ output: AudioBlock, channels: Int, frames: Int) {
@@ -239,7 +247,10 @@ public final class MixerNode: AudioNode {
     }
 }
 
+// MARK: Audio thread: kernels
+
 /// A parameter's current value.
+/// - Thread: audio, control
 /// - Realtime: safe. A relaxed atomic load through an unretained reference
 ///   (the node's `let`s keep the parameters alive); `_unsafePerformance`
 ///   because the checker cannot see `Parameter.value`, which lives in another file.
@@ -250,7 +261,8 @@ private func readMixerParameter(_ parameter: Unmanaged<Parameter>) -> Float {
 
 /// The pan/balance/fold-down factor from a source with `sourceChannels`
 /// channels to output channel `c` (see `MixerNode`'s documentation).
-/// - Realtime: safe (arithmetic, `cosf`).
+/// - Thread: audio
+/// - Realtime: safe (arithmetic, `cosf`)
 @_noLocks
 private func mixerRoutingFactor(channel c: Int, outputChannels: Int, sourceChannels: Int, pan: Float) -> Float {
     if outputChannels == 1 { return c == 0 ? 1 / Float(sourceChannels) : 0 }

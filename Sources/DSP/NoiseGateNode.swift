@@ -89,18 +89,21 @@ public final class NoiseGateNode: AudioNode {
     }
 
     /// Whether the gate works; off, it passes its input unchanged (after a 1 ms fade up).
-    /// - Realtime: safe; an atomic, settable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load or store)
     public var isOn: Bool {
         get { switchedOn.load(ordering: .relaxed) }
         set { switchedOn.store(newValue, ordering: .relaxed) }
     }
 
     /// The gate's state at the end of the last block.
-    /// - Realtime: safe; an atomic load.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var gateState: GateState { GateState(rawValue: stateRaw.load(ordering: .relaxed)) ?? .open }
 
     /// How many times the gate has opened or closed (holding does not count) since `reset`.
-    /// - Realtime: safe; an atomic load.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var stateChangeCount: Int { transitions.load(ordering: .relaxed) }
 
     /// - Realtime: unsafe. Control thread only.
@@ -113,7 +116,10 @@ public final class NoiseGateNode: AudioNode {
         releaseStepPerDB = Float(1 / max(1, Double(releaseMilliseconds) / 1000 * rate))
     }
 
+    // MARK: Audio thread
+
     /// Opens the gate at unity with an empty sidechain.
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes plain state and atomics.
     @_noLocks
     public override func reset() {
@@ -127,6 +133,7 @@ public final class NoiseGateNode: AudioNode {
     }
 
     /// Gates input bus 0 into `output`.
+    /// - Thread: audio
     /// - Realtime: safe. Two atomic loads, arithmetic on plain state, `exp2f` per
     ///   sample only while the gain moves; checked by the compiler with `@_noLocks`.
     @_noLocks
@@ -205,6 +212,7 @@ public final class NoiseGateNode: AudioNode {
     }
 
     /// A parameter's current value.
+    /// - Thread: audio
     /// - Realtime: safe. A relaxed atomic load through an unretained reference.
     @_noLocks @inline(__always)
     private func readParameter(_ p: Unmanaged<Parameter>) -> Float {

@@ -10,7 +10,7 @@ import Darwin
 /// only preallocated memory. The howl detector runs one every hop on the
 /// audio thread.
 ///
-/// - Realtime: `init` allocates (control thread); `transform` is safe.
+/// - Realtime: `init` allocates (control thread); everything else is safe.
 public final class RadixTwoFFT {
     public let size: Int
     private let log2Size: Int
@@ -55,13 +55,9 @@ public final class RadixTwoFFT {
         reversed.deallocate()
     }
 
-    /// Where sample `i` goes before `transformBitReversed` (the bit-reversed index of `i`).
-    /// - Realtime: safe.
-    @inline(__always)
-    public func bitReversedIndex(_ i: Int) -> Int { Int(reversed[i]) }
-
     /// The forward transform X[k] = Σ x[n] e^(−2πikn/N) of `real` + i·`imaginary`,
     /// in place; both hold `size` values.
+    /// - Thread: any
     /// - Realtime: safe. Arithmetic on caller-owned and preallocated memory only.
     @_noLocks
     public func transform(real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {
@@ -84,6 +80,7 @@ public final class RadixTwoFFT {
     /// The first two stages run as one radix-4 pass (their twiddles are 1 and
     /// −i: no multiplications); the later ones run four butterflies at a time
     /// with SIMD4 (the same arithmetic per lane as one at a time).
+    /// - Thread: any
     /// - Realtime: safe. Arithmetic on caller-owned and preallocated memory only.
     @_noLocks
     public func transformBitReversed(real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {
@@ -113,9 +110,18 @@ public final class RadixTwoFFT {
         finishTransform(real: real, imaginary: imaginary)
     }
 
+    // MARK: Audio thread
+
+    /// Where sample `i` goes before `transformBitReversed` (the bit-reversed index of `i`).
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    @inline(__always)
+    public func bitReversedIndex(_ i: Int) -> Int { Int(reversed[i]) }
+
     /// The stages after the first two: for a caller that did the radix-4 pass
     /// of `transformBitReversed` itself (the howl detector does it while it
     /// windows its frame, four groups at a time). Size at least 4.
+    /// - Thread: audio, control
     /// - Realtime: safe. Arithmetic on caller-owned and preallocated memory only.
     @_noLocks
     public func finishTransform(real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {

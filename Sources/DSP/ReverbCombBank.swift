@@ -57,8 +57,11 @@ struct ReverbCombBank {
         delays.deallocate()
     }
 
+    // MARK: Audio thread
+
     /// Silences every comb.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @_noLocks
     mutating func clear() {
         lines.update(repeating: 0, count: lineStride * Self.width)
@@ -72,7 +75,8 @@ struct ReverbCombBank {
     /// `feedback` and `damp` when `varying`; otherwise only `feedback[0]` and
     /// `damp[0]` are read and hold for the whole block (the common, settled case,
     /// whose loop keeps them in registers).
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     mutating func process(
         input: UnsafePointer<Float>, feedback: UnsafePointer<Float>, damp: UnsafePointer<Float>, varying: Bool,
@@ -105,7 +109,8 @@ struct ReverbCombBank {
     /// Once per run is soon enough: a read is at least `maximumFrames`
     /// frames behind the write position, so nothing in this block reads the
     /// copies made for this block's writes.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks @inline(__always)
     private func mirror(from q: Int, count n: Int) {
         let end = min(q &+ n, maximumFrames)
@@ -121,7 +126,8 @@ struct ReverbCombBank {
     /// purpose: with `run` called directly from both branches the compiler
     /// merged the two calls into one with `varying` as a runtime argument,
     /// and the settled loop lost its hoisted coefficients.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks @inline(never)
     private mutating func runVarying(
         _ input: UnsafePointer<Float>, _ feedback: UnsafePointer<Float>, _ damp: UnsafePointer<Float>,
@@ -131,7 +137,8 @@ struct ReverbCombBank {
     }
 
     /// `run` with one feedback and one damping coefficient for the whole run.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks @inline(never)
     private mutating func runSettled(
         _ input: UnsafePointer<Float>, _ feedback: Float, _ damp: Float,
@@ -140,18 +147,20 @@ struct ReverbCombBank {
         run(input, input, input, sum, count: n, varying: false, fixedFeedback: feedback, fixedDamp: damp)
     }
 
-    /// One run of `count` frames that does not cross the ring's end. The
-    /// coefficients come per sample from `feedback` and `damp` if `varying`,
-    /// else they are `fixedFeedback` and `fixedDamp`. `varying` is a constant
-    /// in each caller, so each gets its own loop with no test inside.
-    /// - Realtime: safe.
     /// Where comb `k` reads from: `start` positions into its line, wrapped once.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks @inline(__always)
     private static func reader(_ lines: UnsafeMutablePointer<Float>, _ k: Int, _ stride: Int, _ start: Int, _ length: Int) -> UnsafeMutablePointer<Float> {
         lines + (k &* stride &+ (start < 0 ? start &+ length : start))
     }
 
+    /// One run of `count` frames that does not cross the ring's end. The
+    /// coefficients come per sample from `feedback` and `damp` if `varying`,
+    /// else they are `fixedFeedback` and `fixedDamp`. `varying` is a constant
+    /// in each caller, so each gets its own loop with no test inside.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks @inline(__always)
     private mutating func run(
         _ input: UnsafePointer<Float>, _ feedback: UnsafePointer<Float>, _ damp: UnsafePointer<Float>,
@@ -240,7 +249,11 @@ struct ReverbCombBank {
     }
 }
 
-/// - Realtime: safe.
+// MARK: Audio thread: kernels
+
+/// Four consecutive samples from `p`, unaligned.
+/// - Thread: audio
+/// - Realtime: safe
 @inline(__always)
 private func load(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
     // One unaligned vector load. `_unsafePerformance`: unoptimized builds do
@@ -249,20 +262,25 @@ private func load(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
     _unsafePerformance { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
 }
 
-/// - Realtime: safe.
+/// Four consecutive samples from `p`, unaligned.
+/// - Thread: audio
+/// - Realtime: safe
 @inline(__always)
 private func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
     _unsafePerformance { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
 }
 
-/// - Realtime: safe.
+/// Four consecutive samples to `p`, unaligned.
+/// - Thread: audio
+/// - Realtime: safe
 @inline(__always)
 private func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
     _unsafePerformance { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
 }
 
 /// Rows to columns of a 4×4 matrix.
-/// - Realtime: safe.
+/// - Thread: audio
+/// - Realtime: safe
 @inline(__always)
 private func transpose(
     _ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>
@@ -276,7 +294,8 @@ private func transpose(
 
 /// `flushTiny` for four lanes: values below 1e-20 in magnitude become 0 (see
 /// the reverb's note on denormals: a dead band, so tails die out exactly).
-/// - Realtime: safe.
+/// - Thread: audio
+/// - Realtime: safe
 @inline(__always)
 private func flushTinyLanes(_ x: SIMD4<Float>) -> SIMD4<Float> {
     x.replacing(with: 0, where: (x .< 1e-20) .& (x .> -1e-20))

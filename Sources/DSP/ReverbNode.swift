@@ -75,7 +75,8 @@ public final class ReverbNode: AudioNode {
 
     /// Sets room size, damping and width from `preset`; the node smooths the change.
     /// Leaves `wet` alone.
-    /// - Realtime: control thread (safe anywhere: three atomic stores).
+    /// - Thread: any (the control thread calls it)
+    /// - Realtime: safe (three atomic stores)
     public func apply(_ preset: RoomPreset) {
         roomSize.value = preset.roomSize
         damping.value = preset.damping
@@ -96,8 +97,11 @@ public final class ReverbNode: AudioNode {
         dampingSmoother.rampLength = max(1, Int(rate * 0.050))
     }
 
+    // MARK: Audio thread
+
     /// Clears the delay lines and snaps the smoothed parameters to their targets.
-    /// - Realtime: safe (no allocation).
+    /// - Thread: audio, control
+    /// - Realtime: safe (no allocation)
     override public func reset() {
         tank?.clear()
         tankIdle = true
@@ -108,7 +112,8 @@ public final class ReverbNode: AudioNode {
     }
 
     /// Renders dry + reverb into the two output channels.
-    /// - Realtime: safe (no allocation, locks, logging or strings).
+    /// - Thread: audio
+    /// - Realtime: safe (no allocation, locks, logging or strings)
     override public func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         // The dry signal, adapted to stereo, goes straight into the output;
         // the tank then reads it from there and mixes in place.
@@ -151,18 +156,6 @@ public final class ReverbNode: AudioNode {
 
 // MARK: - The tank
 
-/// Stored tank values below 1e-20 in magnitude become 0: far below anything
-/// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
-/// A dead band, not a rounding: rounding small values to a grid (adding and
-/// subtracting a constant) would leave the recirculating lines in a limit
-/// cycle one grid step above zero instead of letting them die out.
-/// (The comb bank has the same for vectors, `flushTinyLanes`.)
-/// - Realtime: safe.
-@inline(__always)
-private func flushTiny(_ x: Float) -> Float {
-    abs(x) < 1e-20 ? 0 : x
-}
-
 /// One Schroeder all-pass diffuser with feedback 0.5 (Freeverb's `allpass`).
 struct ReverbAllpass {
     let line: UnsafeMutablePointer<Float>
@@ -174,6 +167,8 @@ struct ReverbAllpass {
         self.length = length
     }
 
+    // MARK: Audio thread
+
     /// Runs four all-passes in series (`stages[0]` first) over `frames`
     /// samples of `signal` in place, in one pass: each group of four frames
     /// goes through all four stages in registers, instead of four passes that
@@ -183,7 +178,8 @@ struct ReverbAllpass {
     /// sample for sample: a stage's line is at least
     /// `frames` long (the tank cuts blocks to its shortest line), so within
     /// a call no stage reads what it wrote, whichever way the work is ordered.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     static func processFour(_ stages: UnsafeMutablePointer<ReverbAllpass>, _ signal: UnsafeMutablePointer<Float>, frames: Int) {
         typealias V = SIMD4<Float>
@@ -224,33 +220,6 @@ struct ReverbAllpass {
         }
         stages[0].index = i0; stages[1].index = i1; stages[2].index = i2; stages[3].index = i3
     }
-}
-
-/// One all-pass stage on four consecutive frames: `line` holds the stage's
-/// delayed samples for them and takes the new ones; returns the stage's output.
-/// The same arithmetic as the scalar tail of `ReverbAllpass.processFour`,
-/// lane for lane (the flush is `flushTiny`'s dead band).
-/// - Realtime: safe.
-@inline(__always)
-private func allpassStep(_ x: SIMD4<Float>, _ line: UnsafeMutablePointer<Float>, _ half: SIMD4<Float>) -> SIMD4<Float> {
-    let delayed = allpassLoad(line)
-    let stored = x + delayed * half
-    allpassStore(stored.replacing(with: 0, where: (stored .< 1e-20) .& (stored .> -1e-20)), line)
-    return delayed - x
-}
-
-/// - Realtime: safe.
-@inline(__always)
-private func allpassLoad(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
-    // `_unsafePerformance`: unoptimized builds do not specialize the generic
-    // loadUnaligned, so the @_noLocks check could not see through it.
-    _unsafePerformance { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
-}
-
-/// - Realtime: safe.
-@inline(__always)
-private func allpassStore(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
-    _unsafePerformance { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
 }
 
 /// The two tanks (left and right) with their delay lines and scratch buffers,
@@ -322,8 +291,11 @@ struct ReverbTank {
         scratch.deallocate()
     }
 
+    // MARK: Audio thread
+
     /// Zeros every delay line and filter state.
-    /// - Realtime: safe (no allocation).
+    /// - Thread: audio, control
+    /// - Realtime: safe (no allocation)
     @_noLocks
     func clear() {
         lines.update(repeating: 0, count: lineSampleCount)
@@ -334,7 +306,8 @@ struct ReverbTank {
 
     /// Runs `frames` (at most `capacity`) samples: reads the dry stereo signal
     /// from `left`/`right`, feeds their sum to both tanks, and writes the mix back.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func process(
         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int,
@@ -390,7 +363,8 @@ struct ReverbTank {
     }
 
     /// Fills `dest` with `scale · x + offset` for the next `frames` values of `smoother`.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     @inline(__always)
     static func ramp(_ smoother: inout LinearSmoother, into dest: UnsafeMutablePointer<Float>, frames: Int, scale: Float, offset: Float) {
@@ -401,7 +375,56 @@ struct ReverbTank {
         }
     }
 
-    /// - Realtime: safe.
+    /// The smaller of `a` and `b`.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     static func minimum(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
+}
+
+// MARK: Audio thread: kernels
+
+/// Stored tank values below 1e-20 in magnitude become 0: far below anything
+/// audible (−400 dBFS), far above the subnormal range (below 1.2e-38).
+/// A dead band, not a rounding: rounding small values to a grid (adding and
+/// subtracting a constant) would leave the recirculating lines in a limit
+/// cycle one grid step above zero instead of letting them die out.
+/// (The comb bank has the same for vectors, `flushTinyLanes`.)
+/// - Thread: audio
+/// - Realtime: safe
+@inline(__always)
+private func flushTiny(_ x: Float) -> Float {
+    abs(x) < 1e-20 ? 0 : x
+}
+
+/// One all-pass stage on four consecutive frames: `line` holds the stage's
+/// delayed samples for them and takes the new ones; returns the stage's output.
+/// The same arithmetic as the scalar tail of `ReverbAllpass.processFour`,
+/// lane for lane (the flush is `flushTiny`'s dead band).
+/// - Thread: audio
+/// - Realtime: safe
+@inline(__always)
+private func allpassStep(_ x: SIMD4<Float>, _ line: UnsafeMutablePointer<Float>, _ half: SIMD4<Float>) -> SIMD4<Float> {
+    let delayed = allpassLoad(line)
+    let stored = x + delayed * half
+    allpassStore(stored.replacing(with: 0, where: (stored .< 1e-20) .& (stored .> -1e-20)), line)
+    return delayed - x
+}
+
+/// Four consecutive samples from `p`, unaligned.
+/// - Thread: audio
+/// - Realtime: safe
+@inline(__always)
+private func allpassLoad(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+    // `_unsafePerformance`: unoptimized builds do not specialize the generic
+    // loadUnaligned, so the @_noLocks check could not see through it.
+    _unsafePerformance { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
+}
+
+/// Four consecutive samples to `p`, unaligned.
+/// - Thread: audio
+/// - Realtime: safe
+@inline(__always)
+private func allpassStore(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+    _unsafePerformance { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
 }

@@ -7,6 +7,10 @@ public struct AudioBlock {
     public let channelCount: Int
     public let frameCount: Int
 
+    // MARK: Audio thread
+
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public init(channels: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
         self.channels = channels
@@ -14,11 +18,15 @@ public struct AudioBlock {
         self.frameCount = frameCount
     }
 
-    /// The samples of one channel. Realtime: safe.
+    /// The samples of one channel.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public subscript(channel: Int) -> UnsafeMutablePointer<Float> { channels[channel] }
 
-    /// Fills every channel with zeros. Realtime: safe.
+    /// Fills every channel with zeros.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public func clear() {
         for c in 0..<channelCount { channels[c].update(repeating: 0, count: frameCount) }
@@ -27,7 +35,8 @@ public struct AudioBlock {
     /// Copies `source` into this block, adapting the channel count the way a
     /// mixer would: mono goes to every channel, more channels than we hold are
     /// folded down by averaging, missing channels repeat the last one.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public func copy(from source: AudioBlock) {
         let frames = min(frameCount, source.frameCount)
@@ -57,7 +66,8 @@ public struct AudioBlock {
 
     /// The same channels, limited to the first `frames` frames, starting at `offset`.
     /// Needs scratch room for the channel pointers, since they change.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public func slice(offset: Int, frames: Int, pointerStorage: UnsafeMutablePointer<UnsafeMutablePointer<Float>>) -> AudioBlock {
         for c in 0..<channelCount { pointerStorage[c] = channels[c] + offset }
@@ -89,24 +99,36 @@ public final class AudioBuffer {
         pointers.deallocate()
     }
 
-    /// A view of the first `frames` frames of every channel. Realtime: safe.
+    // MARK: Audio thread
+
+    /// A view of the first `frames` frames of every channel.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public func block(frames: Int) -> AudioBlock {
         AudioBlock(channels: UnsafePointer(pointers), channelCount: channelCount, frameCount: frames)
     }
 
-    /// The samples of one channel. Realtime: safe.
+    /// The samples of one channel.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public subscript(channel: Int) -> UnsafeMutablePointer<Float> { pointers[channel] }
 
-    /// Zeros every sample. Realtime: safe.
+    /// Zeros every sample.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public func clear() { storage.update(repeating: 0, count: max(1, channelCount * capacity)) }
 }
 
 extension UnsafeBufferPointer where Element == AudioBlock {
+    // MARK: Audio thread
+
     /// Input bus 0 when it is there and carries channels, else nil (no bus, or
     /// an unconnected one): what a node with one input renders from; without
-    /// it a node writes silence. Realtime: safe.
+    /// it a node writes silence.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inlinable
     public var connectedBus0: AudioBlock? {
         if count == 0 { return nil }

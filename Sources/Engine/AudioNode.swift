@@ -42,19 +42,6 @@ open class AudioNode {
     /// - Realtime: unsafe (allocates). Control thread only.
     open func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {}
 
-    /// Clears internal state (delay lines, envelopes) and snaps smoothed
-    /// parameters to their targets.
-    /// - Realtime: safe.
-    open func reset() {}
-
-    /// Renders `output.frameCount` frames. `inputs[i]` is input bus i, already
-    /// rendered, with the same frame count. The output block is this node's own
-    /// buffer; it is never one of the inputs.
-    /// - Realtime: safe. Overrides must not allocate, lock, block or log.
-    open func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        output.clear()
-    }
-
     /// Sizes the node for `format` if it is not already prepared for it.
     /// - Realtime: unsafe (allocates). Control thread only.
     /// - Throws: `GraphError.liveNodeFormatChange` when the node is held by a
@@ -65,6 +52,24 @@ open class AudioNode {
         allocate(spec: format.spec, inputChannelCounts: format.inputChannelCounts, outputChannelCount: format.outputChannelCount)
         preparedFormat = format
         reset()
+    }
+
+    // MARK: Audio thread
+
+    /// Clears internal state (delay lines, envelopes) and snaps smoothed
+    /// parameters to their targets. `RenderPlan.reset` (on the audio thread)
+    /// and `prepare` (on the control thread) call it.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    open func reset() {}
+
+    /// Renders `output.frameCount` frames. `inputs[i]` is input bus i, already
+    /// rendered, with the same frame count. The output block is this node's own
+    /// buffer; it is never one of the inputs.
+    /// - Thread: audio
+    /// - Realtime: safe. Overrides must not allocate, lock, block or log.
+    open func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        output.clear()
     }
 }
 

@@ -33,7 +33,8 @@ public final class Handover<Object: AnyObject>: @unchecked Sendable {
 
     /// Parks `object` for the audio thread. An object offered earlier and not
     /// yet taken is released here instead.
-    /// - Realtime: unsafe (may free). Control thread.
+    /// - Thread: control
+    /// - Realtime: unsafe (may free)
     public func offer(_ object: Object) {
         let raw = Unmanaged.passRetained(object).toOpaque()
         if let superseded = pending.exchange(raw, ordering: .acquiringAndReleasing) {
@@ -41,9 +42,11 @@ public final class Handover<Object: AnyObject>: @unchecked Sendable {
         }
     }
 
-    /// Releases the objects the audio thread has retired.
+    /// Releases the objects the audio thread has retired: the consumer end
+    /// of the retired queue.
     /// - Returns: how many were released.
-    /// - Realtime: unsafe (frees). Control thread.
+    /// - Thread: control
+    /// - Realtime: unsafe (frees)
     @discardableResult
     public func collectRetired() -> Int {
         var count = 0
@@ -63,6 +66,8 @@ public final class Handover<Object: AnyObject>: @unchecked Sendable {
     }
 
     /// Whether an offered object is still waiting for the audio thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var hasPending: Bool { pending.load(ordering: .acquiring) != nil }
 
     // MARK: Audio thread
@@ -70,15 +75,18 @@ public final class Handover<Object: AnyObject>: @unchecked Sendable {
     /// The offered object, retained for the caller, when there is one and the
     /// retired queue has room for the object it replaces; nil otherwise (the
     /// caller keeps what it has for another block).
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func take() -> UnsafeMutableRawPointer? {
         guard pending.load(ordering: .relaxed) != nil, retired.hasSpace else { return nil }
         return pending.exchange(nil, ordering: .acquiringAndReleasing)
     }
 
     /// Sends back an object (retained) the audio thread is done with. Call it
-    /// at most once per `take`: `take` checked there is room.
-    /// - Realtime: safe.
+    /// at most once per `take`: `take` checked there is room. The producer
+    /// end of the retired queue.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func retire(_ object: UnsafeMutableRawPointer) {
         _ = retired.push(object)
     }

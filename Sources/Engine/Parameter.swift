@@ -25,8 +25,9 @@ public final class Parameter: @unchecked Sendable {
         bits = Atomic(defaultValue.bitPattern)
     }
 
-    /// The current target value.
-    /// - Realtime: reading and writing are safe; writes clamp to `range` (NaN is ignored).
+    /// The current target value. Writes clamp to `range` (NaN is ignored).
+    /// - Thread: any (the control thread writes, the audio thread reads)
+    /// - Realtime: safe (a relaxed atomic load or store)
     @inlinable
     public var value: Float {
         get { Float(bitPattern: bits.load(ordering: .relaxed)) }
@@ -94,12 +95,18 @@ public struct LinearRamp<Value: BinaryFloatingPoint> {
         self.rampLength = max(1, rampLength)
     }
 
+    // MARK: Audio thread
+
     /// Whether a ramp is under way.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inlinable
     public var isSmoothing: Bool { remaining > 0 }
 
     /// Starts a ramp from `current` to `newTarget` if it differs from the
-    /// current target. Realtime: safe.
+    /// current target.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inlinable
     public mutating func setTarget(_ newTarget: Value) {
         if newTarget == target { return }
@@ -108,7 +115,9 @@ public struct LinearRamp<Value: BinaryFloatingPoint> {
         step = (newTarget - current) / Value(remaining)
     }
 
-    /// Jumps to `value` with no ramp. Realtime: safe.
+    /// Jumps to `value` with no ramp (the nodes' `reset` uses it).
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @inlinable
     public mutating func snap(to value: Value) {
         current = value
@@ -116,7 +125,9 @@ public struct LinearRamp<Value: BinaryFloatingPoint> {
         remaining = 0
     }
 
-    /// The next value of the ramp; exactly `target` at its end. Realtime: safe.
+    /// The next value of the ramp; exactly `target` at its end.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inlinable @inline(__always)
     public mutating func next() -> Value {
         if remaining > 0 {
@@ -127,7 +138,9 @@ public struct LinearRamp<Value: BinaryFloatingPoint> {
     }
 
     /// Advances `count` steps at once and returns the value reached (the same
-    /// as `count` calls to `next()`). Realtime: safe.
+    /// as `count` calls to `next()`).
+    /// - Thread: audio
+    /// - Realtime: safe
     @inlinable @discardableResult
     public mutating func skip(_ count: Int) -> Value {
         if remaining == 0 { return current }

@@ -47,28 +47,37 @@ public struct RealtimeScheduling: Sendable, Hashable, CustomStringConvertible {
         notice ?? "SCHED_FIFO \(requestedPriority.map(String.init) ?? "-")\(hasLockedMemory ? ", memory locked" : "")"
     }
 
+    // MARK: Audio thread
+
     /// Asks for SCHED_FIFO at `priority` for the calling thread.
     /// - Returns: 0 or the errno.
-    /// - Realtime: safe (one system call; run at the top of the render thread).
+    /// - Thread: audio (at the top of the render thread, before its first block)
+    /// - Realtime: safe (one system call that does not block)
     public static func promoteCurrentThread(priority: Int32) -> Int32 {
         var parameters = sched_param()
         parameters.sched_priority = priority
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
     }
 
+    // MARK: Control thread
+
+    /// Locks current and future pages into RAM.
+    /// - Returns: 0 or the errno.
+    /// - Thread: control
+    /// - Realtime: unsafe (can take a while on a large process)
+    public static func lockAllMemory() -> Int32 {
+        mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) == 0 ? 0 : errno
+    }
+
+    // MARK: Any thread
+
     /// The calling thread's scheduling policy (SCHED_FIFO = 1, SCHED_OTHER = 0).
-    /// - Realtime: safe.
+    /// - Thread: any (it answers for the calling thread)
+    /// - Realtime: safe (one system call that does not block)
     public static func currentPolicy() -> Int32 {
         var policy: Int32 = 0
         var parameters = sched_param()
         _ = pthread_getschedparam(pthread_self(), &policy, &parameters)
         return policy
-    }
-
-    /// Locks current and future pages into RAM.
-    /// - Returns: 0 or the errno.
-    /// - Realtime: unsafe (can take a while on a large process). Control thread.
-    public static func lockAllMemory() -> Int32 {
-        mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) == 0 ? 0 : errno
     }
 }

@@ -18,12 +18,16 @@ public final class RealtimeThread: @unchecked Sendable {
         init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
     }
 
-    /// Spawns a thread named `name` that runs `body`.
-    /// - Realtime: unsafe (creates a thread). Control thread only.
+    /// Spawns a thread named `name` that runs `body` on it.
+    /// - Thread: control
+    /// - Realtime: unsafe (creates a thread)
     public init(name: String = RealtimeThread.renderThreadName, body: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Box(name: name, body: body)).toOpaque()
         var t = pthread_t()
         let rc = pthread_create(&t, nil, { raw in
+            // On the new thread (audio, midi-in, writer or reader), before its
+            // work starts: name it, turn flush-to-zero on, run `body`. The box
+            // is released here once `body` returns, as the thread ends.
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             _ = busker_set_current_thread_name(box.name)
             busker_enable_flush_to_zero()
@@ -43,7 +47,12 @@ public final class RealtimeThread: @unchecked Sendable {
 
     deinit { join() }
 
-    /// The calling thread's pthread name.
+    // MARK: Audio thread
+
+    /// The calling thread's pthread name. The offline render loops read it
+    /// once on the audio thread, before their first block, for their report.
+    /// - Thread: audio, control
+    /// - Realtime: unsafe (allocates an array and a String)
     public static var currentName: String {
         var buffer = [CChar](repeating: 0, count: 32)
         _ = busker_get_current_thread_name(&buffer, buffer.count)

@@ -65,9 +65,17 @@ public final class RenderEngine: @unchecked Sendable {
     }
 
     /// Whether an installed plan is still waiting for the audio thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var hasPendingPlan: Bool { handover.hasPending }
 
+    /// Blocks rendered since start.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var renderedBlockCount: Int { blocksRendered.load(ordering: .relaxed) }
+    /// Plans the audio thread has taken since start.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var planSwapCount: Int { swapsTaken.load(ordering: .relaxed) }
 
     /// Releases every plan, current and pending. Only once the audio thread has
@@ -87,7 +95,8 @@ public final class RenderEngine: @unchecked Sendable {
     /// Renders `output.frameCount` frames from `input` (nil for silence) with
     /// the current plan, taking a newly installed plan first if there is one.
     /// Without any plan the output is silence.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func render(input: AudioBlock?, output: AudioBlock) {
         adoptPendingPlan()
         blocksRendered.add(1, ordering: .relaxed)
@@ -123,14 +132,18 @@ public final class RenderEngine: @unchecked Sendable {
         }
     }
 
-    /// The currently running plan's spec, if any. Audio thread only.
-    /// - Realtime: safe.
+    /// The currently running plan's spec, if any.
+    /// - Thread: audio
+    /// - Realtime: safe
     public var currentSpec: ProcessSpec? {
         guard let current else { return nil }
         return Unmanaged<RenderPlan>.fromOpaque(current).takeUnretainedValue().spec
     }
 
-    /// - Realtime: safe.
+    /// Takes a newly installed plan, if there is one and the retired queue
+    /// has room for the plan it replaces.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func adoptPendingPlan() {
         guard let next = handover.take() else { return }
         if let old = current { handover.retire(old) }

@@ -4,9 +4,14 @@ import Synchronization
 ///
 /// One thread pushes and one other thread pops; neither ever waits for the
 /// other. Storage is allocated once, at init. This is how commands, events and
-/// retired objects cross between the control thread and the audio thread.
+/// retired objects cross between threads. Each queue has one producer and one
+/// consumer thread:
+/// - MIDI input ports: midi-in (or the control thread, for the computer
+///   keyboard) → audio;
+/// - retired plans, synths and kits, and the ALSA driver's events: audio → control;
+/// - a recording's gaps and MIDI: audio → writer.
 ///
-/// - Realtime: `push`, `pop`, `count` are safe (no allocation, no locks).
+/// - Realtime: `push`, `pop`, `peek`, `count`, `hasSpace` are safe (no allocation, no locks).
 ///   A pushed class reference is retained; the thread that pops it decides where
 ///   it is finally released, so retired objects are always popped off the audio thread.
 public final class SPSCQueue<Element>: @unchecked Sendable {
@@ -31,11 +36,16 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// - Thread: any
+    /// - Realtime: safe
     public var capacity: Int { mask + 1 }
+
+    // MARK: Producer thread
 
     /// Adds `element` unless the queue is full. Producer thread only.
     /// - Returns: false (and drops nothing: the caller still owns `element`) when full.
-    /// - Realtime: safe.
+    /// - Thread: audio, midi-in, control (whichever is the queue's one producer)
+    /// - Realtime: safe
     @inlinable @discardableResult
     public func push(_ element: Element) -> Bool {
         let t = tail.load(ordering: .relaxed)
@@ -45,8 +55,11 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    // MARK: Consumer thread
+
     /// Removes the oldest element, or returns nil when empty. Consumer thread only.
-    /// - Realtime: safe.
+    /// - Thread: audio, control, writer (whichever is the queue's one consumer)
+    /// - Realtime: safe
     @inlinable
     public func pop() -> Element? {
         let h = head.load(ordering: .relaxed)
@@ -59,7 +72,8 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
     /// A copy of the oldest element, left in the queue, or nil when empty.
     /// Consumer thread only. Lets a consumer look at a timestamp before
     /// deciding whether the element is due.
-    /// - Realtime: safe.
+    /// - Thread: audio, control, writer (whichever is the queue's one consumer)
+    /// - Realtime: safe
     @inlinable
     public func peek() -> Element? {
         let h = head.load(ordering: .relaxed)
@@ -67,13 +81,17 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
         return storage[h & mask]
     }
 
+    // MARK: Any thread
+
     /// How many elements are waiting; exact for the consumer, a lower bound for others.
-    /// - Realtime: safe.
+    /// - Thread: any
+    /// - Realtime: safe
     @inlinable
     public var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
 
     /// Whether a push would succeed now; exact for the producer.
-    /// - Realtime: safe.
+    /// - Thread: any
+    /// - Realtime: safe
     @inlinable
     public var hasSpace: Bool { tail.load(ordering: .relaxed) - head.load(ordering: .acquiring) <= mask }
 }

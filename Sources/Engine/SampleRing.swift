@@ -2,7 +2,8 @@ import Synchronization
 
 /// A wait-free single-producer/single-consumer ring of Float samples, for
 /// streaming audio between threads: file reader → audio thread → file writer,
-/// and (later) the recording tap → writer thread. Storage is allocated once.
+/// and the recording tap (audio thread) → a take's writer thread. Storage is
+/// allocated once.
 ///
 /// - Realtime: `write`, `read` and the counters are safe for their one producer
 ///   and one consumer thread.
@@ -23,18 +24,27 @@ public final class SampleRing: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
-    /// Samples waiting to be read. Exact for the consumer. Realtime: safe.
+    // MARK: Any thread
+
+    /// Samples waiting to be read. Exact for the consumer.
+    /// - Thread: any
+    /// - Realtime: safe
     public var availableToRead: Int {
         writeCount.load(ordering: .acquiring) - readCount.load(ordering: .relaxed)
     }
 
-    /// Room for writing. Exact for the producer. Realtime: safe.
+    /// Room for writing. Exact for the producer.
+    /// - Thread: any
+    /// - Realtime: safe
     public var availableToWrite: Int {
         capacity - (writeCount.load(ordering: .relaxed) - readCount.load(ordering: .acquiring))
     }
 
+    // MARK: Producer thread
+
     /// Writes up to `count` samples; returns how many fit. Producer only.
-    /// - Realtime: safe.
+    /// - Thread: audio, reader (whichever is the ring's one producer)
+    /// - Realtime: safe
     @discardableResult
     public func write(_ source: UnsafePointer<Float>, count: Int) -> Int {
         let w = writeCount.load(ordering: .relaxed)
@@ -49,8 +59,11 @@ public final class SampleRing: @unchecked Sendable {
         return n
     }
 
+    // MARK: Consumer thread
+
     /// Reads up to `count` samples into `destination`; returns how many. Consumer only.
-    /// - Realtime: safe.
+    /// - Thread: audio, writer, control (whichever is the ring's one consumer)
+    /// - Realtime: safe
     @discardableResult
     public func read(into destination: UnsafeMutablePointer<Float>, count: Int) -> Int {
         let r = readCount.load(ordering: .relaxed)

@@ -3,6 +3,8 @@
 // out; nothing allocates, locks or touches a Swift collection.
 
 extension DrumKit {
+    // MARK: Audio thread
+
     /// Starts a hit of the pad `note` plays, at `velocity` (1–127), and
     /// chokes the other pads of its choke group.
     ///
@@ -15,7 +17,8 @@ extension DrumKit {
     /// oldest is stolen: it moves to the pad's fade-out slot and fades over
     /// `DrumFade.stealSeconds` while the new hit starts in its place.
     /// - Returns: the pad's index, or −1 when no pad plays `note` or the velocity falls in a gap.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func hit(note: UInt8, velocity: UInt8) -> Int {
         let padIndex = Int(padForNote[Int(note & 0x7F)])
@@ -47,7 +50,8 @@ extension DrumKit {
 
     /// A note-off: fades the pad out if it asks for that (`stopsOnNoteOff`);
     /// drums are one-shots, so by default nothing happens.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func release(note: UInt8) {
         let padIndex = Int(padForNote[Int(note & 0x7F)])
@@ -57,7 +61,8 @@ extension DrumKit {
 
     /// Fades every sounding voice out over `frames` frames (all notes off,
     /// all sound off, reset, or this kit being replaced).
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func fadeAll(frames: Int) {
         for i in 0..<voiceCount {
@@ -67,7 +72,8 @@ extension DrumKit {
     }
 
     /// Silences every voice at once, without a fade: for `reset`, when nothing is playing out.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     @_noLocks
     func stopAll() {
         for i in 0..<voiceCount {
@@ -77,7 +83,8 @@ extension DrumKit {
     }
 
     /// Adds `frames` frames of every sounding voice to `left` and `right`.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         for i in 0..<voiceCount {
@@ -87,7 +94,8 @@ extension DrumKit {
     }
 
     /// Counts the voices sounding now: voices, and stolen ones still fading.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @_noLocks
     func countSoundingVoices() -> Int {
         var sounding = 0
@@ -98,11 +106,12 @@ extension DrumKit {
         return sounding
     }
 
-    // MARK: Voice allocation
+    // MARK: Audio thread: voice allocation
 
     /// A voice slot of the pad for a new hit: the next free one round-robin,
     /// else the oldest, which is first moved to a fade-out slot.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     private func takeVoice(padIndex: Int) -> Int {
         let pad = padTable[padIndex]
@@ -133,7 +142,8 @@ extension DrumKit {
     }
 
     /// Fades every voice of one pad (choke, note-off).
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     private func fadePad(_ padIndex: Int, frames: Int) {
         let pad = padTable[padIndex]

@@ -79,14 +79,6 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         engineRate = spec.sampleRate
     }
 
-    /// Silences the kit at once. Runs while no plan renders the node.
-    /// - Realtime: safe.
-    public override func reset() {
-        if let current { Unmanaged<DrumKit>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.stopAll() } }
-        if let outgoing { Unmanaged<DrumKit>.fromOpaque(outgoing)._withUnsafeGuaranteedRef { $0.stopAll() } }
-        sounding.store(0, ordering: .relaxed)
-    }
-
     // MARK: Control thread
 
     /// Hands `kit` to the audio thread; it plays from the next block on, while
@@ -116,27 +108,45 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     }
 
     /// Whether an installed kit is still waiting for the audio thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var hasPendingKit: Bool { handover.hasPending }
 
     // MARK: Any thread (for the TUI)
 
     /// Hits sounding at the end of the last block: voices, and stolen or
     /// replaced voices still fading.
-    /// - Realtime: safe.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var activeVoiceCount: Int { sounding.load(ordering: .relaxed) }
 
     /// Kits the audio thread has taken up since the node was made.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var kitSwapCount: Int { swaps.load(ordering: .relaxed) }
 
     /// The activity of the pad whose own note is `note` (see `DrumKitPadInfo.note`).
-    /// - Realtime: safe.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public func activity(note: UInt8) -> DrumPadActivity {
         DrumPadActivity(packed: activity[Int(note & 0x7F)].load(ordering: .relaxed))
     }
 
     // MARK: Audio thread
 
+    /// Silences the kit at once, without a fade. Never while a block renders:
+    /// the audio thread calls it between blocks, `prepare` while no running
+    /// plan holds the node.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    public override func reset() {
+        if let current { Unmanaged<DrumKit>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.stopAll() } }
+        if let outgoing { Unmanaged<DrumKit>.fromOpaque(outgoing)._withUnsafeGuaranteedRef { $0.stopAll() } }
+        sounding.store(0, ordering: .relaxed)
+    }
+
     /// Renders the block's hits at their frames.
+    /// - Thread: audio
     /// - Realtime: safe. Atomics, a wait-free queue and the kit's preallocated storage.
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         adoptPendingKit()
@@ -158,7 +168,8 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     }
 
     /// Takes a newly installed kit, unless the previous swap is still fading.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func adoptPendingKit() {
         guard outgoing == nil, let next = handover.take() else { return }
         if let old = current {
@@ -169,7 +180,9 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         swaps.add(1, ordering: .relaxed)
     }
 
-    /// - Realtime: safe.
+    /// Adds `frames` frames of the current and the outgoing kit's voices.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         if let current {
@@ -181,7 +194,8 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     }
 
     /// Applies one message at the current frame.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func apply(_ message: MIDIMessage) {
         if let channel, let messageChannel = message.channel, messageChannel != channel { return }
         switch message {
@@ -203,7 +217,9 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         }
     }
 
-    /// - Realtime: safe.
+    /// Fades every voice of both kits out over `DrumFade.silenceSeconds`.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func silenceAll() {
         if let current {
             Unmanaged<DrumKit>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.fadeAll(frames: $0.silenceFadeFrames) }
@@ -213,7 +229,9 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
         }
     }
 
-    /// - Realtime: safe. The audio thread is the only writer.
+    /// Counts a hit of the pad whose own note is `padNote`, for the TUI.
+    /// - Thread: audio (the only writer of `activity`)
+    /// - Realtime: safe
     private func recordHit(padNote: UInt8, velocity: UInt8) {
         let slot = activity + Int(padNote & 0x7F)
         var now = DrumPadActivity(packed: slot.pointee.load(ordering: .relaxed))
@@ -223,7 +241,8 @@ public final class DrumKitNode: AudioNode, @unchecked Sendable {
     }
 
     /// Publishes the voice count and retires the old kit once it is silent.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func finishBlock() {
         var count = 0
         if let current { count += Unmanaged<DrumKit>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.countSoundingVoices() } }

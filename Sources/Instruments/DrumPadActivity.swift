@@ -11,10 +11,17 @@ public struct DrumPadActivity: Equatable, Sendable {
         self.lastVelocity = lastVelocity
     }
 
+    // MARK: Audio thread
+
     /// Packs into one atomic word, so a reader never sees a count from one hit
     /// with the velocity of another.
+    /// - Thread: audio (`DrumKitNode` records hits with it)
+    /// - Realtime: safe
     var packed: UInt64 { UInt64(hitCount) << 8 | UInt64(lastVelocity) }
 
+    /// Unpacks a word made by `packed`.
+    /// - Thread: audio, control (the audio thread records hits, the TUI reads them)
+    /// - Realtime: safe
     init(packed: UInt64) {
         hitCount = Int(packed >> 8)
         lastVelocity = UInt8(truncatingIfNeeded: packed)

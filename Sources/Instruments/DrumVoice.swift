@@ -19,15 +19,19 @@ struct DrumVoice {
     /// The order of the hit that started it: the lowest is the oldest.
     var serial: UInt64 = 0
 
+    // MARK: Audio thread
+
     /// The envelope now: 1, or where a fade has got to.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     var envelope: Float { fadeRemaining > 0 ? fadeStep * Float(fadeRemaining) : 1 }
 
     /// Starts (or shortens) a linear fade to silence over `frames` frames,
     /// from the level the voice is at now, so the level never jumps. A fade
     /// already due to end sooner is left alone.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     mutating func fadeOut(frames: Int) {
         guard isActive else { return }
@@ -39,6 +43,7 @@ struct DrumVoice {
 
     /// Adds up to `frames` frames of this voice to `outLeft`/`outRight`, and
     /// ends the voice when its sample or its fade runs out.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated memory.
     @inline(__always)
     mutating func mix(into outLeft: UnsafeMutablePointer<Float>, _ outRight: UnsafeMutablePointer<Float>, frames: Int) {

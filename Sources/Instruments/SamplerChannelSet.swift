@@ -20,15 +20,18 @@ public struct SamplerChannelSet: OptionSet, Hashable, Sendable, CustomStringConv
     /// Every channel except General MIDI percussion (channel index 9).
     public static let melodic = SamplerChannelSet(rawValue: 0xFFFF & ~(1 << UInt16(GeneralMIDI.percussionChannel)))
 
-    /// Whether `channel` (0–15) is taken.
-    /// - Realtime: safe.
-    @inline(__always)
-    public func contains(channel: UInt8) -> Bool {
-        channel < 16 && rawValue & (1 << UInt16(channel)) != 0
-    }
-
     /// The channels taken, ascending.
     public var channels: [Int] { (0..<16).filter { rawValue & (1 << UInt16($0)) != 0 } }
 
     public var description: String { channels.map { String($0 + 1) }.joined(separator: ",") }
+
+    // MARK: Audio thread
+
+    /// Whether `channel` (0–15) is taken.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    @inline(__always)
+    public func contains(channel: UInt8) -> Bool {
+        channel < 16 && rawValue & (1 << UInt16(channel)) != 0
+    }
 }

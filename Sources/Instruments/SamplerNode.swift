@@ -107,12 +107,18 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     }
 
     /// Whether a synth handed over is still waiting for the audio thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var hasPendingSynth: Bool { handover.hasPending }
 
     /// Voices sounding at the end of the last block (for the TUI).
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var activeVoiceCount: Int { voiceCount.load(ordering: .relaxed) }
 
     /// Synths the audio thread has taken over since start.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var handoverCount: Int { handovers.load(ordering: .relaxed) }
 
     // MARK: Node contract
@@ -131,17 +137,19 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
         fadeLength = max(1, Int(Self.handoverFadeSeconds * spec.sampleRate))
     }
 
+    // MARK: Audio thread
+
     /// Silences the playing synth and ends any fade.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public override func reset() {
         if let current { Unmanaged<SamplerSynth>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.silence() } }
         if let fading { Unmanaged<SamplerSynth>.fromOpaque(fading)._withUnsafeGuaranteedRef { $0.silence() } }
         fadeRemaining = 0
     }
 
-    // MARK: Audio thread
-
     /// Renders the block: the synth up to each event's frame, the event, and so on.
+    /// - Thread: audio
     /// - Realtime: safe. No allocation, no locks: atomics, FluidSynth calls on
     ///   a synth only this thread touches, preallocated scratch.
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
@@ -175,7 +183,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     }
 
     /// Takes a synth handed over, if there is one and the previous handover's fade is over.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func adoptPendingSynth() {
         guard fading == nil, let next = handover.take() else { return }
         if let old = current {
@@ -189,7 +198,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// Adds the fading synth's output, on a linear ramp down, and retires it
     /// when the ramp ends.
     /// - Returns: the fading synth's voice count.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func mixFadingSynth(into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         guard let fading, let scratchLeft, let scratchRight else { return 0 }
         let voices = Unmanaged<SamplerSynth>.fromOpaque(fading)._withUnsafeGuaranteedRef { synth in

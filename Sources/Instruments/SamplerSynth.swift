@@ -128,18 +128,21 @@ public final class SamplerSynth: @unchecked Sendable {
         _ = fluid_synth_write_float(synth, Int32(frames), scratch, 0, 1, scratch + frames, 0, 1)
     }
 
-    // MARK: Audio thread
-
-    /// Sets the configured bank and program on the sampler's melodic channels.
-    /// At load, and after a MIDI system reset (which would otherwise leave
-    /// the piano on every channel whatever `--instrument` said).
-    /// - Realtime: safe (FluidSynth looks the preset up in the loaded font's lists; no allocation).
+    /// Sets the configured bank and program on the sampler's melodic channels, at load.
+    /// - Thread: control
+    /// - Realtime: safe (FluidSynth looks the preset up in the loaded font's lists; no allocation)
     private func selectConfiguredInstrument() {
         Self.select(configuration.instrument, on: channels, synth: synth, soundFontID: soundFontID)
     }
 
-    /// A static function of plain values, so the `@_noLocks` caller retains nothing.
-    /// - Realtime: safe.
+    // MARK: Audio thread
+
+    /// Sets `instrument` on the melodic channels among `channels`: at load,
+    /// and after a MIDI system reset (which would otherwise leave the piano on
+    /// every channel whatever `--instrument` said). A static function of plain
+    /// values, so the `@_noLocks` caller retains nothing.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     private static func select(_ instrument: SamplerInstrument, on channels: SamplerChannelSet, synth: OpaquePointer, soundFontID: Int32) {
         let bank = Int32(instrument.bank), program = Int32(instrument.program)
         for channel in 0..<UInt8(16) where channels.contains(channel: channel) && channel != GeneralMIDI.percussionChannel {
@@ -156,6 +159,7 @@ public final class SamplerSynth: @unchecked Sendable {
     /// 123 among others); pitch bend 0…16383; program change; channel and
     /// polyphonic pressure; system reset (everything back to power-up, then
     /// the configured instrument again). Other messages are ignored.
+    /// - Thread: audio
     /// - Realtime: safe. No allocation, no locks (`synth.threadsafe-api = 0`);
     ///   checked by the compiler with `@_noLocks` up to the C calls, and
     ///   counted call by call in `SamplerAllocationTests`.
@@ -189,7 +193,8 @@ public final class SamplerSynth: @unchecked Sendable {
 
     /// Writes `frameCount` frames of stereo into `left` and `right`
     /// (overwriting them).
-    /// - Realtime: safe (checked by the compiler with `@_noLocks` up to the C call).
+    /// - Thread: audio
+    /// - Realtime: safe (checked by the compiler with `@_noLocks` up to the C call)
     @_noLocks
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         guard frameCount > 0 else { return }
@@ -198,13 +203,15 @@ public final class SamplerSynth: @unchecked Sendable {
     }
 
     /// Voices sounding now, released ones still in their release included.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public var activeVoiceCount: Int {
         Int(fluid_synth_get_active_voice_count(synth))
     }
 
     /// Silences every voice at once (no release), on every channel.
-    /// - Realtime: safe.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public func silence() {
         _ = fluid_synth_all_sounds_off(synth, -1)
     }

@@ -88,26 +88,34 @@ enum SoundFontLoadLog {
         }
     }
 
+    /// GLib's default log handler, while Busker runs: GLib calls it on
+    /// whichever thread logs (libinstpatch on the loading thread, in practice).
+    /// - Thread: any
+    /// - Realtime: unsafe (off the loading thread it passes the message to
+    ///   GLib's own handler, which formats it and writes to stderr)
+    private static func receiveGLib(domain: UnsafePointer<CChar>?, level: Int32, message: UnsafePointer<CChar>?, data: UnsafeMutableRawPointer?) {
+        let fatal: Int32 = 1 << 1 | 1 << 2  // G_LOG_FLAG_FATAL, G_LOG_LEVEL_ERROR: GLib aborts; say why
+        if onCapturingThread && level & fatal == 0 { return }
+        glibPreviousHandler?(domain, level, message, data)
+    }
+
+    // MARK: Audio thread (and any other thread FluidSynth logs on)
+
     /// Whether the calling thread is the one loading.
-    /// - Realtime: safe.
+    /// - Thread: audio, control (whichever thread logs)
+    /// - Realtime: safe
     @inline(__always)
     private static var onCapturingThread: Bool {
         capturingThread.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
-    /// FluidSynth's log function.
-    /// - Realtime: safe (a thread-id comparison; a bounded copy on the loading thread only).
+    /// FluidSynth's log function: FluidSynth calls it on whichever thread
+    /// logs, the audio thread included (voice-stealing warnings, say).
+    /// - Thread: audio, control (whichever thread FluidSynth logs on)
+    /// - Realtime: safe (a thread-id comparison; a bounded copy on the loading thread only)
     private static func receive(level: Int32, _ message: UnsafePointer<CChar>?) {
         guard let message, level <= Int32(FLUID_ERR.rawValue), onCapturingThread, firstError[0] == 0 else { return }
         _ = strncpy(firstError, message, capacity - 1)
         firstError[capacity - 1] = 0
-    }
-
-    /// GLib's default log handler, while Busker runs.
-    /// - Realtime: as GLib's own on other threads; nothing on the loading thread.
-    private static func receiveGLib(domain: UnsafePointer<CChar>?, level: Int32, message: UnsafePointer<CChar>?, data: UnsafeMutableRawPointer?) {
-        let fatal: Int32 = 1 << 1 | 1 << 2  // G_LOG_FLAG_FATAL, G_LOG_LEVEL_ERROR: GLib aborts; say why
-        if onCapturingThread && level & fatal == 0 { return }
-        glibPreviousHandler?(domain, level, message, data)
     }
 }

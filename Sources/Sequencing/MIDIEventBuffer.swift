@@ -6,6 +6,10 @@ public struct ScheduledMIDIEvent: Equatable, Sendable {
     public var offset: Int
     public var message: MIDIMessage
 
+    // MARK: Audio thread
+
+    /// - Thread: audio
+    /// - Realtime: safe
     public init(offset: Int, message: MIDIMessage) {
         self.offset = offset
         self.message = message
@@ -47,28 +51,32 @@ public final class MIDIEventBuffer: @unchecked Sendable {
         storage.deallocate()
     }
 
-    // MARK: Instruments (audio thread)
+    // MARK: Audio thread: instruments
 
     /// Events in the current block.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public var count: Int { windowEnd - windowStart }
 
     /// The `index`th event of the current block, its offset relative to the block.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public subscript(index: Int) -> ScheduledMIDIEvent {
         var event = storage[windowStart + index]
         event.offset -= windowOffset
         return event
     }
 
-    // MARK: Scheduler (audio thread)
+    // MARK: Audio thread: scheduler
 
     /// Events the cycle can still take.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     var freeSpace: Int { capacity - cycleCount }
 
     /// Empties the buffer for a new cycle.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     func beginCycle() {
         cycleCount = 0
         windowStart = 0
@@ -80,7 +88,8 @@ public final class MIDIEventBuffer: @unchecked Sendable {
     /// already at that offset (so each source's order is kept, and sources
     /// merge by time).
     /// - Returns: false when the buffer is full (the event is counted as dropped).
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @discardableResult
     func insert(_ message: MIDIMessage, at offset: Int) -> Bool {
         guard cycleCount < capacity else {
@@ -99,13 +108,15 @@ public final class MIDIEventBuffer: @unchecked Sendable {
     }
 
     /// Calls `body` with every message of the cycle, in order.
-    /// - Realtime: safe (`body` must be too).
+    /// - Thread: audio
+    /// - Realtime: safe (`body` must be too)
     func forEachInCycle(_ body: (MIDIMessage) -> Void) {
         for index in 0..<cycleCount { body(storage[index].message) }
     }
 
     /// Shows only the events of the block `offset ..< offset + frameCount` of the cycle.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     func showBlock(offset: Int, frameCount: Int) {
         var lower = 0
         while lower < cycleCount && storage[lower].offset < offset { lower += 1 }

@@ -28,6 +28,8 @@ public struct MIDIInputEvent: Equatable, Hashable, Sendable {
     public var time: MIDIEventTime
     public var item: MIDIInputItem
 
+    /// - Thread: midi-in, control (a port's producer builds it)
+    /// - Realtime: safe
     public init(time: MIDIEventTime, item: MIDIInputItem) {
         self.time = time
         self.item = item

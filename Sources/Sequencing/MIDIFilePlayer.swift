@@ -70,20 +70,28 @@ public final class MIDIFilePlayer: @unchecked Sendable {
         events.deallocate()
     }
 
-    // MARK: Control thread
+    // MARK: Any thread (atomics; the control thread sets them)
 
     /// Starts playing from the beginning at the next cycle.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic store)
     public func play() { request.store(1, ordering: .releasing) }
     /// Stops at the next cycle, ending every note the song holds, and rewinds.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic store)
     public func stop() { request.store(2, ordering: .releasing) }
 
     /// Whether the song starts again from the top when it ends.
+    /// - Thread: any (the audio thread reads it at the song's end)
+    /// - Realtime: safe (an atomic load or store)
     public var isLooping: Bool {
         get { looping.load(ordering: .relaxed) }
         set { looping.store(newValue, ordering: .relaxed) }
     }
 
     /// Playback speed: 2 plays twice as fast. Clamped to 0.125 … 8.
+    /// - Thread: any (the audio thread reads it every cycle)
+    /// - Realtime: safe (an atomic load or store)
     public var tempoScale: Double {
         get { Double(bitPattern: tempoScaleBits.load(ordering: .relaxed)) }
         set {
@@ -92,9 +100,14 @@ public final class MIDIFilePlayer: @unchecked Sendable {
         }
     }
 
+    /// Stopped, playing or finished, as of the last cycle.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
 
     /// Where the song is, in seconds of the song (tempo scale 1).
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var positionSeconds: Double { Double(positionValue.load(ordering: .relaxed)) / Double(sampleRate) }
 
     // MARK: Audio thread
@@ -102,7 +115,8 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     /// Places the song's events that fall in the next `frameCount` frames into
     /// `buffer`, and notes them in `heldNotes`.
     /// - Parameter cycleStart: the cycle's first frame on the engine timeline.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     func renderCycle(frameCount: Int, cycleStart: Int64, into buffer: MIDIEventBuffer) {
         switch request.exchange(0, ordering: .acquiring) {
         case 1:
@@ -168,7 +182,9 @@ public final class MIDIFilePlayer: @unchecked Sendable {
         positionValue.store(Int64(songBase + Double(sinceBase) * scale), ordering: .relaxed)
     }
 
-    /// - Realtime: safe.
+    /// Back to the song's start.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func rewind() {
         cursor = 0
         songBase = 0
@@ -176,7 +192,9 @@ public final class MIDIFilePlayer: @unchecked Sendable {
         positionValue.store(0, ordering: .relaxed)
     }
 
-    /// - Realtime: safe.
+    /// Note-offs (and sustain lifts) at `offset` for every note the song holds.
+    /// - Thread: audio
+    /// - Realtime: safe
     func releaseHeld(at offset: Int, cycleStart: Int64, into buffer: MIDIEventBuffer) {
         heldNotes.releaseAll { buffer.insert($0, at: offset) }
     }

@@ -31,14 +31,16 @@ public final class MIDIInputPort: @unchecked Sendable {
     }
 
     /// The clock that `MIDIEventTime.hostNanoseconds` counts.
-    /// - Realtime: safe.
+    /// - Thread: any
+    /// - Realtime: safe (`clock_gettime`, which does not block)
     public static var hostTimeNow: UInt64 { busker_monotonic_nanoseconds() }
 
     // MARK: Producer thread
 
     /// Queues `message`. Producer thread only.
     /// - Returns: false when the queue is full; the message is dropped and counted.
-    /// - Realtime: safe.
+    /// - Thread: midi-in, control (whichever is the port's one producer)
+    /// - Realtime: safe
     @discardableResult
     public func send(_ message: MIDIMessage, at time: MIDIEventTime = .now) -> Bool {
         if queue.push(MIDIInputEvent(time: time, item: .message(message))) { return true }
@@ -49,7 +51,8 @@ public final class MIDIInputPort: @unchecked Sendable {
     /// Asks the engine to release every note this source holds: call it when the
     /// source stops, disconnects or is lost. Never lost: when the queue is full
     /// a flag carries the request instead. Producer thread only.
-    /// - Realtime: safe.
+    /// - Thread: midi-in, control (whichever is the port's one producer)
+    /// - Realtime: safe
     public func releaseAllNotes(at time: MIDIEventTime = .now) {
         if !queue.push(MIDIInputEvent(time: time, item: .releaseAllNotes)) {
             releaseRequested.store(true, ordering: .releasing)
@@ -59,7 +62,11 @@ public final class MIDIInputPort: @unchecked Sendable {
     // MARK: Any thread
 
     /// Messages dropped because the queue was full.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var droppedCount: Int { dropped.load(ordering: .relaxed) }
     /// Messages the audio thread has taken from this port.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var deliveredCount: Int { delivered.load(ordering: .relaxed) }
 }

@@ -61,24 +61,36 @@ public final class MIDIScheduler: RenderCycleObserver, @unchecked Sendable {
         lastOffsets.deallocate()
     }
 
-    // MARK: Control thread
+    // MARK: Any thread (atomics; the control thread sets and reads them)
 
     /// Notes held longer than this are ended by the watchdog; 0 (or less) turns it off.
+    /// - Thread: any (the audio thread's watchdog reads it)
+    /// - Realtime: safe (an atomic load or store)
     public var watchdogSeconds: Double {
         get { Double(watchdogMilliseconds.load(ordering: .relaxed)) / 1000 }
         set { watchdogMilliseconds.store(max(0, Int((newValue * 1000).rounded())), ordering: .relaxed) }
     }
 
     /// Ends every note of every source at the next cycle: for stop and device loss.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic store)
     public func releaseAllNotes() { releaseEverything.store(true, ordering: .releasing) }
 
     /// Notes the watchdog has ended since start.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var watchdogReleaseCount: Int { watchdogReleases.load(ordering: .relaxed) }
     /// Messages taken from the sources and the file player since start (activity for the TUI).
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var deliveredCount: Int { eventsDelivered.load(ordering: .relaxed) }
     /// Events dropped because a cycle held more than the buffer's capacity.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var overflowCount: Int { overflowed.load(ordering: .relaxed) }
     /// Notes held across all sources at the last cycle.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public var heldCount: Int { heldNoteCount.load(ordering: .relaxed) }
 
     // MARK: Audio thread
@@ -87,7 +99,8 @@ public final class MIDIScheduler: RenderCycleObserver, @unchecked Sendable {
     /// - Parameters:
     ///   - sampleTime: the cycle's first frame on the engine timeline.
     ///   - hostTime: CLOCK_MONOTONIC nanoseconds at the cycle's start.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func beginCycle(sampleTime: Int64, frameCount: Int, sampleRate: Double, hostTime: UInt64) {
         events.beginCycle()
         cycleStart = sampleTime
@@ -152,13 +165,15 @@ public final class MIDIScheduler: RenderCycleObserver, @unchecked Sendable {
     }
 
     /// Shows instruments only the block `offset ..< offset + frameCount` of the cycle.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func showBlock(offset: Int, frameCount: Int) {
         events.showBlock(offset: offset, frameCount: frameCount)
     }
 
     /// The frame in this cycle for an event stamped `time`, or nil when it is not due yet.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func offset(of time: MIDIEventTime, frameCount: Int, hostTime: UInt64) -> Int? {
         switch time {
         case .now:
@@ -178,7 +193,8 @@ public final class MIDIScheduler: RenderCycleObserver, @unchecked Sendable {
 
     /// Ends notes (and lifts sustain pedals) held past the limit, checking
     /// about every 10 ms rather than every cycle.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func runWatchdog(sampleRate: Double) {
         let limitMilliseconds = watchdogMilliseconds.load(ordering: .relaxed)
         guard limitMilliseconds > 0 else { return }

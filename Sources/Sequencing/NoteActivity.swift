@@ -20,7 +20,11 @@ public final class NoteActivity: @unchecked Sendable {
 
     public init() {}
 
-    /// - Realtime: safe.
+    // MARK: Audio thread
+
+    /// Notes one delivered message in the held, struck and drum bitmaps.
+    /// - Thread: audio
+    /// - Realtime: safe
     func observe(_ message: MIDIMessage) {
         let channel: UInt8, note: UInt8
         switch message {
@@ -61,7 +65,9 @@ public final class NoteActivity: @unchecked Sendable {
         }
     }
 
-    /// - Realtime: safe.
+    /// Recomputes the held bitmaps from `melodic` (after a message that ends many notes).
+    /// - Thread: audio
+    /// - Realtime: safe
     private func publishHeld() {
         var low: UInt64 = 0, high: UInt64 = 0
         for c: UInt8 in 0..<16 where c != 9 {
@@ -73,6 +79,9 @@ public final class NoteActivity: @unchecked Sendable {
         heldHigh.store(high, ordering: .relaxed)
     }
 
+    /// Sets `note`'s bit in the bitmap pair `low`/`high`.
+    /// - Thread: audio
+    /// - Realtime: safe (an atomic bitwise or)
     private static func set(_ note: UInt8, low: borrowing Atomic<UInt64>, high: borrowing Atomic<UInt64>) {
         let bit = UInt64(1) << UInt64(note & 63)
         if note < 64 { low.bitwiseOr(bit, ordering: .relaxed) } else { high.bitwiseOr(bit, ordering: .relaxed) }
@@ -81,6 +90,8 @@ public final class NoteActivity: @unchecked Sendable {
     // MARK: Control thread
 
     /// Whether piano key `note` is down now (on any melodic channel).
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
     public func isHeld(_ note: Int) -> Bool {
         guard (0..<128).contains(note) else { return false }
         let word = note < 64 ? heldLow.load(ordering: .relaxed) : heldHigh.load(ordering: .relaxed)

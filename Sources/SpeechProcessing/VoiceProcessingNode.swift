@@ -133,7 +133,8 @@ public final class VoiceProcessingNode: AudioNode {
     }
 
     /// Whether it cleans the voice; off, the input passes through delayed by `latencyFrames`.
-    /// - Realtime: safe; an atomic, settable from any thread.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load or store)
     public var isOn: Bool {
         get { switchedOn.load(ordering: .relaxed) }
         set { switchedOn.store(newValue, ordering: .relaxed) }
@@ -171,7 +172,10 @@ public final class VoiceProcessingNode: AudioNode {
         pcm.initialize(repeating: 0, count: size)
     }
 
+    // MARK: Audio thread
+
     /// Empties the frames (the preprocessors keep what they learnt of the noise).
+    /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated buffers.
     @_noLocks
     public override func reset() {
@@ -184,6 +188,7 @@ public final class VoiceProcessingNode: AudioNode {
     }
 
     /// Delays input bus 0 by one frame into `output`, cleaning each full frame.
+    /// - Thread: audio
     /// - Realtime: safe. Copies between preallocated buffers and, once per
     ///   10 ms frame and channel, `speex_preprocess_run`, which works in the
     ///   state made by `allocate` (no allocation, no locks).
@@ -216,6 +221,7 @@ public final class VoiceProcessingNode: AudioNode {
 
     /// Turns the gathered frame into the next playing frame: speexdsp's output
     /// (which lags its input by one frame) when on, the frame gathered before when off.
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated buffers and `speex_preprocess_run`.
     @_noLocks
     private func processFrame() {
@@ -255,6 +261,7 @@ public final class VoiceProcessingNode: AudioNode {
 
     /// Float samples to speexdsp's 16-bit ones, clamped, rounded half away from zero
     /// (by hand: `rounded()` drags in type metadata the `@_noLocks` checker refuses).
+    /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated buffers.
     @_noLocks @inline(__always)
     private func toPCM(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, _ count: Int) {
