@@ -17,7 +17,8 @@ import Synchronization
 /// list capture those messages instead and fold the useful one into their own
 /// `ALSAError`.
 ///
-/// - Realtime: unsafe; control thread only.
+/// - Realtime: unsafe. The control thread; the sequencer thread takes and
+///   describes messages too. Never the audio thread.
 public enum ALSALibrary {
     private static let messagesCaptured = Atomic<Bool>(false)
 
@@ -32,6 +33,8 @@ public enum ALSALibrary {
 
     /// The first message libasound reported on this thread since the last
     /// call (the cause, when a failure produces several), consumed; "" if none.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates)
     @inline(never)
     public static func takeLastMessage() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -41,6 +44,8 @@ public enum ALSALibrary {
     }
 
     /// libasound's text for a negative error code ("Device or resource busy").
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates)
     public static func describe(_ code: Int32) -> String {
         String(cString: snd_strerror(code))
     }

@@ -39,7 +39,8 @@ public final class DeviceWatcher: DeviceWatching {
     }
 
     /// What changed since the last poll: cards (`card 1: USB Audio`) and the watched route.
-    /// - Thread: control.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens devices, allocates)
     public func poll() -> [DeviceChange] {
         var changes: [DeviceChange] = []
         let cards = listCards()

@@ -87,6 +87,8 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         public var stopAfterFrames: Int?
         /// Runs first thing on the render thread, before the devices start
         /// (tests use it to make that thread count its heap allocations).
+        /// - Thread: audio
+        /// - Realtime: unsafe (it may allocate: it runs once, before the devices start)
         public var renderThreadStarted: (@Sendable () -> Void)?
         /// The libasound calls; replace entries to inject faults.
         public var calls: PCMCalls = .live
@@ -344,24 +346,37 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
     public var isClosed: Bool { closed }
 
     /// Whether the render thread is running its loop.
+    /// - Thread: any
+    /// - Realtime: safe
     public var isRunning: Bool {
         renderLoop.phase.load(ordering: .acquiring) == DuplexRenderLoop.Phase.running.rawValue
     }
 
     /// Why the loop ended, once it has (nil while running or before start).
+    /// - Thread: any
+    /// - Realtime: safe
     public var stopReason: DriverStopReason? {
         guard renderLoop.phase.load(ordering: .acquiring) == DuplexRenderLoop.Phase.finished.rawValue else { return nil }
         return renderLoop.stopReason
     }
 
     /// Xruns recovered since open.
+    /// - Thread: any
+    /// - Realtime: safe
     public var xrunCount: Int { renderLoop.xrunCount.load(ordering: .relaxed) }
     /// Frames through the loop (captured in duplex mode, rendered and
     /// written) since the last start; the priming silence is not counted.
+    /// - Thread: any
+    /// - Realtime: safe
     public var framesProcessed: Int { renderLoop.framesProcessed.load(ordering: .relaxed) }
     /// Stalls reported since open.
+    /// - Thread: any
+    /// - Realtime: safe
     public var stallCount: Int { renderLoop.stallCount.load(ordering: .relaxed) }
 
     /// The next event from the render thread, or nil. One consumer: the control thread.
+    /// - Thread: control (the consumer end of the render loop's event queue;
+    ///   the audio thread is its producer)
+    /// - Realtime: safe
     public func nextEvent() -> DriverEvent? { renderLoop.events.pop() }
 }

@@ -137,11 +137,13 @@ final class DuplexRenderLoop: @unchecked Sendable {
         phase.store(Phase.starting.rawValue, ordering: .releasing)
     }
 
-    // MARK: The render thread
+    // MARK: Audio thread
 
     /// The body of the `audio-render` thread: promote, start the streams,
     /// loop until stopped, publish why.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (syscalls: setting its own priority once, then only the PCM
+    ///   calls, whose waits pace the loop)
     func run(engine: RenderEngine, priority: Int32?) {
         if let priority {
             schedulingError.store(RealtimeScheduling.promoteCurrentThread(priority: priority), ordering: .relaxed)
@@ -159,13 +161,16 @@ final class DuplexRenderLoop: @unchecked Sendable {
         phase.store(Phase.finished.rawValue, ordering: .releasing)
     }
 
-    /// - Realtime: safe.
+    /// The loop of the mode the driver was opened in, until it stops.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only in the PCM calls that pace the loop)
     private func loop(engine: RenderEngine) -> DriverStopReason {
         capture == nil ? playbackOnlyLoop(engine: engine) : duplexLoop(engine: engine)
     }
 
     /// Duplex: each capture period, once read, paces one render and one write.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only in the PCM reads, writes and waits that pace the loop)
     private func duplexLoop(engine: RenderEngine) -> DriverStopReason {
         let input = captureBuffer.block(frames: period)
         let output = playbackBuffer.block(frames: period)
@@ -205,7 +210,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// plugin that said "ready" early; `transfer` copes). After an xrun the
     /// period already rendered is dropped, as duplex drops its captured one:
     /// the recovery's priming silence takes its place.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only in the PCM writes and waits that pace the loop)
     private func playbackOnlyLoop(engine: RenderEngine) -> DriverStopReason {
         let output = playbackBuffer.block(frames: period)
         let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : period * playbackFormat.bytesPerSample
@@ -237,7 +243,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// avail_min is one period), one timeout at a time, so that a stop
     /// request is noticed and a device that stopped consuming is reported
     /// as stalled. This is the device wait of playback-only mode.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only in `snd_pcm_wait`, the device wait that paces the loop)
     private func waitForPlaybackRoom() -> Transfer {
         var waitedMilliseconds = 0
         var stalled = false
@@ -269,7 +276,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// `primedFrames` of silence and starts them (together when linked;
     /// capture first otherwise, so playback never starts short of its prime).
     /// - Returns: nil, or the failing call.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (PCM calls only: prepare, the priming writes, start)
     private func startStreams() -> (call: StaticString, direction: StreamDirection, code: Int32)? {
         var rc: Int32
         if let capture {
@@ -293,7 +301,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
 
     /// Writes `primedFrames` of silence, a period at a time.
     /// - Returns: 0 or a negative error.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (PCM writes and waits only)
     private func primePlayback() -> Int32 {
         playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: period * playbackFormat.bytesPerSample * playbackChannels)
         var written = 0
@@ -321,7 +330,9 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// Moves the rest of one period between the device and the raw buffer,
     /// waiting with a timeout whenever the device has nothing ready, so that
     /// a stop request or a stalled device is always noticed.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only in the PCM transfer and `snd_pcm_wait`, which pace the
+    ///   loop, and in `pause` against a device that says ready with nothing ready)
     private func transfer(_ direction: StreamDirection) -> Transfer {
         guard let pcm = pcm(direction) else { return .stop(.ioError(direction, code: -EBADFD)) }
         var done = 0
@@ -376,7 +387,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
 
     /// What an error from a read, write or wait means. `.done` here means
     /// "retry the call".
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (at most one PCM call: the device's state)
     private func handle(error code: Int32, direction: StreamDirection) -> Transfer {
         switch -code {
         case EINTR, EAGAIN:
@@ -400,7 +412,8 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// An xrun: stop both sides (or playback alone), prepare, re-prime,
     /// restart — the same sequence as the first start, so the latency comes
     /// back exactly as granted and the loop resumes within a period.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (PCM calls only: drop, recover, the priming writes, start)
     private func recoverFromXrun(_ direction: StreamDirection) -> Transfer {
         let total = xrunCount.add(1, ordering: .relaxed).newValue
         consecutiveXruns += 1
@@ -433,13 +446,15 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// Why the loop ends when preparing again after an xrun fails: the
     /// device was suspended meanwhile, or (anything else: a plugin whose
     /// server died fails exactly here) it is gone.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func recoveryFailure(_ direction: StreamDirection, code: Int32) -> DriverStopReason {
         code == -ESTRPIPE ? .suspended(direction) : .deviceLost(direction, code: code)
     }
 
     /// One readi/writei (or readn/writen) of `frames` frames at `offset` into the period.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe (one PCM read or write)
     @inline(__always)
     private func io(_ direction: StreamDirection, offset: Int, frames: Int) -> Int {
         let count = snd_pcm_uframes_t(frames)
@@ -463,13 +478,17 @@ final class DuplexRenderLoop: @unchecked Sendable {
     }
 
     /// The handle of one side; nil for capture in playback-only mode.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     @inline(__always)
     private func pcm(_ direction: StreamDirection) -> OpaquePointer? {
         direction == .capture ? capture : playback
     }
 
-    /// - Realtime: safe (a sleep, used only to avoid spinning on a misreporting device).
+    /// Sleeps `microseconds`.
+    /// - Thread: audio
+    /// - Realtime: safe (a 100 µs sleep, only against a device that says ready with nothing
+    ///   ready, so as not to spin)
     private func pause(microseconds: Int) {
         var request = timespec(tv_sec: 0, tv_nsec: microseconds * 1000)
         _ = nanosleep(&request, nil)

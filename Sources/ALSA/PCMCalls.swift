@@ -2,7 +2,7 @@ import CALSA
 
 /// The libasound calls the driver makes on a PCM, as a table of swappable
 /// functions, after swift-system's `Mocking.swift`: the default `live` table
-/// calls libasound; a test or the fault-injecting driver (issue 7) copies it
+/// calls libasound; a test or the fault-injecting driver copies it
 /// and replaces any entry to fail with any error at any point — open,
 /// hardware/software parameter commit, prepare, start, read, write, recover,
 /// resume, drop, drain, close.
@@ -28,22 +28,50 @@ public struct PCMCalls: @unchecked Sendable {
     public var commitSoftwareParameters: @Sendable (PCM, OpaquePointer) -> Int32
     public var link: @Sendable (PCM, PCM) -> Int32
     public var unlink: @Sendable (PCM) -> Int32
+    /// `snd_pcm_prepare`.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var prepare: @Sendable (PCM) -> Int32
+    /// `snd_pcm_start`.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var start: @Sendable (PCM) -> Int32
     /// `snd_pcm_drop`: stop now, discarding pending frames.
+    /// - Thread: audio, control
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var drop: @Sendable (PCM) -> Int32
     /// `snd_pcm_drain`: stop after pending frames have played.
     public var drain: @Sendable (PCM) -> Int32
     /// `snd_pcm_resume`, after a suspend (`-ESTRPIPE`).
     public var resume: @Sendable (PCM) -> Int32
     /// `snd_pcm_recover(pcm, error, silent)`: the driver uses it for `-EPIPE` only.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var recover: @Sendable (PCM, Int32, Int32) -> Int32
     /// `snd_pcm_wait(pcm, timeoutMilliseconds)`: 1 ready, 0 timeout, negative error.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks until the device is ready or the timeout: the wait that
+    ///   paces the render loop; an injected entry must not block longer)
     public var wait: @Sendable (PCM, Int32) -> Int32
+    /// `snd_pcm_state`.
+    /// - Thread: audio, control
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var state: @Sendable (PCM) -> snd_pcm_state_t
+    /// `snd_pcm_readi`: (handle, buffer, frames) → frames read, or a negative error.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var readInterleaved: @Sendable (PCM, UnsafeMutableRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    /// `snd_pcm_writei`: (handle, buffer, frames) → frames written, or a negative error.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var writeInterleaved: @Sendable (PCM, UnsafeRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    /// `snd_pcm_readn`: `snd_pcm_readi` with one buffer per channel.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var readNoninterleaved: @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    /// `snd_pcm_writen`: `snd_pcm_writei` with one buffer per channel.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var writeNoninterleaved: @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
 
     public init(

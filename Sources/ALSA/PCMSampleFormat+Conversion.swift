@@ -24,8 +24,11 @@ import Glibc
 /// NaN becomes silence (a NaN from a misbehaving node must not become a
 /// full-scale click). No dither: the live path is monitoring, not mastering.
 extension PCMSampleFormat {
+    // MARK: Audio thread
+
     /// Reads `frames` frames of `block.channelCount` channels from `source` into `block`.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func decode(_ source: UnsafeRawPointer, channelStride: Int, frameStride: Int,
                        into block: AudioBlock, frames: Int) {
         for c in 0..<block.channelCount {
@@ -66,7 +69,8 @@ extension PCMSampleFormat {
     }
 
     /// Writes `frames` frames of `block` into `destination` in this format.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func encode(_ block: AudioBlock, into destination: UnsafeMutableRawPointer,
                        channelStride: Int, frameStride: Int, frames: Int) {
         for c in 0..<block.channelCount {
@@ -103,6 +107,19 @@ extension PCMSampleFormat {
         }
     }
 
+    /// Scales, clips (NaN to 0) and rounds to nearest.
+    /// - Thread: audio
+    /// - Realtime: safe
+    @inline(__always)
+    static func quantize(_ sample: Float, scale: Float, low: Float, high: Float) -> Int {
+        var v = sample * scale
+        if !(v >= low) { v = v.isNaN ? 0 : low }
+        if v > high { v = high }
+        return lrintf(v)
+    }
+
+    // MARK: Interleaved conveniences (tests and tools)
+
     /// Interleaved convenience: `channels` samples per frame, back to back.
     /// - Realtime: safe.
     public func decodeInterleaved(_ source: UnsafeRawPointer, into block: AudioBlock, frames: Int) {
@@ -115,15 +132,5 @@ extension PCMSampleFormat {
     public func encodeInterleaved(_ block: AudioBlock, into destination: UnsafeMutableRawPointer, frames: Int) {
         encode(block, into: destination, channelStride: bytesPerSample,
                frameStride: bytesPerSample * block.channelCount, frames: frames)
-    }
-
-    /// Scales, clips (NaN to 0) and rounds to nearest.
-    /// - Realtime: safe.
-    @inline(__always)
-    static func quantize(_ sample: Float, scale: Float, low: Float, high: Float) -> Int {
-        var v = sample * scale
-        if !(v >= low) { v = v.isNaN ? 0 : low }
-        if v > high { v = high }
-        return lrintf(v)
     }
 }

@@ -31,7 +31,11 @@ public enum PCMSampleFormat: String, Sendable, Hashable, CaseIterable, CustomStr
         }
     }
 
+    // MARK: Audio thread
+
     /// Bytes one sample of one channel occupies in the device buffer.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public var bytesPerSample: Int {
         switch self {
         case .float32, .s32, .s24: 4
@@ -39,6 +43,8 @@ public enum PCMSampleFormat: String, Sendable, Hashable, CaseIterable, CustomStr
         case .s16: 2
         }
     }
+
+    // MARK: Control thread
 
     /// ALSA's name for the format, as `aplay -f` spells it.
     public var description: String { rawValue }

@@ -28,6 +28,8 @@ public enum RawMIDIError: Error, CustomStringConvertible, Equatable, Sendable {
     case systemCallFailed(path: String, call: String, code: Int32)
 
     /// The error for an `open` (or `stat`) of `path` that failed with `errno` `code`.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (String work)
     public static func openFailed(path: String, code: Int32) -> RawMIDIError {
         switch code {
         case ENOENT, ENOTDIR: .notFound(path: path)

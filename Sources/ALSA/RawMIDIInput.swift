@@ -111,6 +111,8 @@ public final class RawMIDIInput: @unchecked Sendable {
 
     /// Non-blocking, so that a FIFO without a writer and a busy device answer
     /// at once; `O_NOCTTY`, so that a terminal device never becomes ours.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (opens a file)
     private static func openForReading(_ path: String) throws(RawMIDIError) -> Int32 {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         if fd < 0 { throw RawMIDIError.openFailed(path: path, code: errno) }
@@ -165,6 +167,8 @@ public final class RawMIDIInput: @unchecked Sendable {
     // MARK: Any thread
 
     /// A snapshot of the state and the counters.
+    /// - Thread: any
+    /// - Realtime: unsafe (locks a mutex)
     public var status: RawMIDIInputStatus { published.withLock { $0 } }
 
     /// Whether a message from a live input goes to the engine.
@@ -176,7 +180,8 @@ public final class RawMIDIInput: @unchecked Sendable {
     /// would be most of the queue), Active Sensing (consumed by the input to
     /// watch the connection) and SysEx markers (the payload cannot travel in a
     /// `MIDIMessage`, and no instrument reads SysEx).
-    /// - Realtime: safe.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     public static func forwardsToEngine(_ message: MIDIMessage) -> Bool {
         switch message {
         case .timingClock, .timeCodeQuarterFrame, .activeSensing, .systemExclusive: false
@@ -187,7 +192,8 @@ public final class RawMIDIInput: @unchecked Sendable {
     // MARK: Reader thread
 
     /// The reader's loop: poll the input and the wake pipe, read, parse, send.
-    /// - Realtime: unsafe (blocks); runs on the `midi-in` thread.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (blocks in `poll`, allocates, locks the status mutex)
     private func run() {
         let capacity = 512
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -324,7 +330,8 @@ public final class RawMIDIInput: @unchecked Sendable {
     /// one is closed, so the pipe (and anything a quick next writer already
     /// wrote into it) never goes away in between.
     /// - Returns: nil, or why the FIFO could not be opened again.
-    /// - Realtime: unsafe; reader thread.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (opens and closes a file)
     private func reopenFIFO() -> RawMIDIError? {
         let fresh: Int32
         do throws(RawMIDIError) {
@@ -339,7 +346,8 @@ public final class RawMIDIInput: @unchecked Sendable {
 
     /// Waits up to `milliseconds` for the stop signal: a pause that `stop()` cuts short.
     /// - Returns: true when stop was requested.
-    /// - Realtime: unsafe (blocks); reader thread.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (blocks)
     private func waitForStop(milliseconds: Int32) -> Bool {
         var wake = pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0)
         return poll(&wake, 1, milliseconds) > 0

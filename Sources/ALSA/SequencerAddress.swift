@@ -11,6 +11,9 @@ public struct SequencerAddress: Hashable, Comparable, Sendable, CustomStringConv
         self.port = port
     }
 
+    /// The address libasound's struct holds.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     init(_ address: snd_seq_addr_t) {
         self.init(client: address.client, port: address.port)
     }
@@ -20,11 +23,16 @@ public struct SequencerAddress: Hashable, Comparable, Sendable, CustomStringConv
     public static let systemAnnounce = SequencerAddress(client: UInt8(SND_SEQ_CLIENT_SYSTEM), port: UInt8(SND_SEQ_PORT_SYSTEM_ANNOUNCE))
 
     /// Client 0 is the kernel's System client (timer and announce ports).
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public var isSystem: Bool { client == UInt8(SND_SEQ_CLIENT_SYSTEM) }
 
     public static func < (a: SequencerAddress, b: SequencerAddress) -> Bool {
         (a.client, a.port) < (b.client, b.port)
     }
 
+    /// "20:0".
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (builds a String)
     public var description: String { "\(client):\(port)" }
 }

@@ -63,6 +63,8 @@ final class SequencerClient {
 
     /// Subscribes `port` (ours) to what `source` sends.
     /// - Returns: 0, or a negative errno. Already subscribed counts as success.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (syscalls, allocates)
     func subscribe(_ port: SequencerAddress, to source: SequencerAddress) -> Int32 {
         let code = snd_seq_connect_from(handle, Int32(port.port), Int32(source.client), Int32(source.port))
         _ = ALSALibrary.takeLastMessage()
@@ -92,6 +94,8 @@ final class SequencerClient {
     }
 
     /// One port, or nil when it does not exist (any more).
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (syscalls, allocates)
     func port(at address: SequencerAddress) -> SequencerPortDescription? {
         var clientInfoOptional: OpaquePointer?
         var portInfoOptional: OpaquePointer?
@@ -107,6 +111,9 @@ final class SequencerClient {
         return Self.describe(portInfo, clientName: String(cString: snd_seq_client_info_get_name(clientInfo)))
     }
 
+    /// The description of the port `info` holds, of the client named `clientName`.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates)
     private static func describe(_ info: OpaquePointer, clientName: String) -> SequencerPortDescription {
         SequencerPortDescription(
             address: SequencerAddress(client: UInt8(truncatingIfNeeded: snd_seq_port_info_get_client(info)),
@@ -118,6 +125,8 @@ final class SequencerClient {
     }
 
     /// The descriptors to poll for input.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (allocates)
     func pollDescriptors() -> [pollfd] {
         let count = snd_seq_poll_descriptors_count(handle, Int16(POLLIN))
         guard count > 0 else { return [] }
@@ -127,6 +136,8 @@ final class SequencerClient {
     }
 
     /// Takes the next event from the input queue, without blocking.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (a syscall, which does not block)
     func nextInput() -> Input {
         var eventPointer: UnsafeMutablePointer<snd_seq_event_t>?
         let code = snd_seq_event_input(handle, &eventPointer)

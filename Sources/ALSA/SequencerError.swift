@@ -33,6 +33,9 @@ public enum SequencerError: Error, CustomStringConvertible, Equatable, Sendable 
         return .callFailed(call: "snd_seq_open", code: code, detail: message)
     }
 
+    /// The one line that says what went wrong and what to try.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (builds Strings)
     public var description: String {
         switch self {
         case let .unavailable(detail):

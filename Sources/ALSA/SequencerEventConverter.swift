@@ -23,6 +23,8 @@ import MIDI
 public enum SequencerEventConverter {
     /// Calls `emit` with each message `event` stands for (none to four).
     /// - Returns: how many.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe (`emit` must be too)
     @discardableResult
     public static func convert(_ event: snd_seq_event_t, _ emit: (MIDIMessage) -> Void) -> Int {
         let type = UInt32(event.type)
@@ -107,10 +109,18 @@ public enum SequencerEventConverter {
     }
 
     /// Whether `event` is an ALSA SysEx event (counted, not converted).
+    /// - Thread: midi-in
+    /// - Realtime: safe
     public static func isSysEx(_ event: snd_seq_event_t) -> Bool {
         UInt32(event.type) == SND_SEQ_EVENT_SYSEX.rawValue
     }
 
+    /// `value` clamped to 0…127.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     private static func sevenBits(_ value: Int32) -> UInt8 { UInt8(min(max(value, 0), 127)) }
+    /// `value` clamped to 0…16383.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     private static func fourteenBits(_ value: Int32) -> UInt16 { UInt16(min(max(value, 0), 16383)) }
 }

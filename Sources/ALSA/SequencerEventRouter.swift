@@ -15,7 +15,8 @@ import Sequencing
 /// Plain logic over `snd_seq_event_t` values and the clock it is given, so
 /// tests drive it with events built in Swift. The sequencer thread owns it
 /// and is the only producer of every port in the pool.
-/// - Realtime: safe (no allocation, no locks); not the audio thread.
+/// - Realtime: unsafe (allocates when a client exits; no locks). The sequencer
+///   thread, never the audio thread.
 public final class SequencerEventRouter {
     /// A change of the sequencer's graph that the owner may act on.
     public enum Notice: Equatable, Sendable {
@@ -66,7 +67,8 @@ public final class SequencerEventRouter {
 
     /// Routes one event received at `hostTime` (CLOCK_MONOTONIC ns).
     /// - Returns: a notice for announcements the owner may act on, else nil.
-    /// - Realtime: safe.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (allocates when a client exits: `SequencerSourceSlots.freeClient`)
     @discardableResult
     public func route(_ event: snd_seq_event_t, at hostTime: UInt64) -> Notice? {
         counters.events += 1
@@ -108,7 +110,8 @@ public final class SequencerEventRouter {
     }
 
     /// When the next Active Sensing timeout falls due, or nil when no source is being watched.
-    /// - Realtime: safe.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     public var nextActiveSensingDeadline: UInt64? {
         var earliest: UInt64?
         for case let last? in lastEventWhileSensing {
@@ -120,7 +123,8 @@ public final class SequencerEventRouter {
 
     /// Releases the notes of every watched source silent for more than 300 ms
     /// at `now`; such a source keeps its slot, unwatched until its next Active Sensing.
-    /// - Realtime: safe.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     public func checkActiveSensing(at now: UInt64) {
         for slot in lastEventWhileSensing.indices {
             guard let last = lastEventWhileSensing[slot], now >= last + RawMIDIInput.activeSensingTimeoutNanoseconds else { continue }
@@ -131,12 +135,15 @@ public final class SequencerEventRouter {
 
     /// Releases the notes of every port, keeping the sources connected: after
     /// the kernel dropped events (an input overrun), some may have been note-offs.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     public func releaseNotesAfterLoss(at hostTime: UInt64) {
         for slot in ports.indices { ports[slot].releaseAllNotes(at: .hostNanoseconds(hostTime)) }
     }
 
     /// Releases every port of the pool (on stop), held or not, and frees every slot.
-    /// - Realtime: safe.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public func releaseAll(at hostTime: UInt64) {
         for slot in ports.indices {
             if let source = slots.source(inSlot: slot) { _ = slots.free(source) }
@@ -144,7 +151,10 @@ public final class SequencerEventRouter {
         }
     }
 
-    /// - Realtime: safe.
+    /// Sends `message` into the port of `source`'s slot, lending it one;
+    /// Active Sensing only starts the watch.
+    /// - Thread: midi-in
+    /// - Realtime: safe
     private func deliver(_ message: MIDIMessage, from source: SequencerAddress, at hostTime: UInt64) {
         if message == .activeSensing {
             counters.messagesFiltered += 1
@@ -163,7 +173,9 @@ public final class SequencerEventRouter {
         counters.messagesForwarded += 1
     }
 
-    /// - Realtime: safe.
+    /// Releases the notes of `slot`'s port and stops watching it.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     private func release(_ slot: Int, at hostTime: UInt64) {
         lastEventWhileSensing[slot] = nil
         ports[slot].releaseAllNotes(at: .hostNanoseconds(hostTime))

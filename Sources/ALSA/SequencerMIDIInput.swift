@@ -169,12 +169,16 @@ public final class SequencerMIDIInput: @unchecked Sendable {
 
     // MARK: Any thread
 
+    /// A snapshot of the state, the connected sources and the counters.
+    /// - Thread: any
+    /// - Realtime: unsafe (locks a mutex)
     public var status: SequencerInputStatus { published.withLock { $0 } }
 
     // MARK: Sequencer thread
 
     /// Polls the sequencer and the wake pipe; routes events; follows the graph.
-    /// - Realtime: unsafe (blocks); the `midi-seq` thread.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (blocks in `poll`, allocates, locks the status mutex)
     private func run() {
         var fds = client.pollDescriptors()
         fds.append(pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0))
@@ -206,6 +210,8 @@ public final class SequencerMIDIInput: @unchecked Sendable {
     }
 
     /// Routes every event waiting. - Returns: an error that ends the input, or nil.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (syscalls, allocates)
     private func drainEvents() -> SequencerError? {
         while true {
             switch client.nextInput() {
@@ -225,6 +231,8 @@ public final class SequencerMIDIInput: @unchecked Sendable {
     }
 
     /// Keeps the connections up to date as ports come and go.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (syscalls, allocates)
     private func follow(_ notice: SequencerEventRouter.Notice) {
         switch notice {
         case .portStarted(let source):
@@ -244,12 +252,18 @@ public final class SequencerMIDIInput: @unchecked Sendable {
         }
     }
 
+    /// Releases every source's notes and publishes the final state.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (allocates, locks the status mutex)
     private func finish(_ state: SequencerInputStatus.State) {
         router.releaseAll(at: MIDIInputPort.hostTimeNow)
         threadStatus.state = state
         publish()
     }
 
+    /// Copies the thread's status, with the router's counters and slots, to `status`.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates, locks the status mutex)
     private func publish() {
         threadStatus.counters = router.counters
         for slot in threadStatus.sourcesBySlot.indices { threadStatus.sourcesBySlot[slot] = router.slots.source(inSlot: slot) }

@@ -42,6 +42,9 @@ public struct SequencerPortDescription: Hashable, Sendable, CustomStringConverti
     public var capabilities: Capabilities
     public var types: Types
 
+    /// A port as `snd_seq_query_next_port` describes it.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (String work)
     public init(address: SequencerAddress, clientName: String, portName: String,
                 capabilities: Capabilities, types: Types) {
         self.address = address
@@ -53,12 +56,16 @@ public struct SequencerPortDescription: Hashable, Sendable, CustomStringConverti
 
     /// The client ALSA's snd-seq-dummy module creates (always client 14), which
     /// echoes whatever it gets: connecting it would only loop events back.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (String work)
     public var isMIDIThrough: Bool {
         address.client == 14 || clientName.hasPrefix("Midi Through")
     }
 
     /// A port Busker can take MIDI from: readable, open to subscription, and
     /// not marked private by its owner.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public var isSource: Bool {
         capabilities.isSuperset(of: [.read, .subscribeRead]) && !capabilities.contains(.noExport)
     }
@@ -67,6 +74,8 @@ public struct SequencerPortDescription: Hashable, Sendable, CustomStringConverti
     /// a source implemented in hardware or connected to a device, other than
     /// the System client and Midi Through. Software sources (a virtual
     /// keyboard, a sequencer) are left to `--midi CLIENT:PORT`.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (String work)
     public var isHardwareSource: Bool {
         isSource && !address.isSystem && !isMIDIThrough && !types.isDisjoint(with: [.hardware, .port])
     }

@@ -98,6 +98,8 @@ public struct SequencerPortSpecifier: Hashable, Sendable, CustomStringConvertibl
 
     /// Whether `port` is the one this names (for reconnecting a device that
     /// was unplugged and came back, perhaps under another client number).
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates: names are compared ignoring case)
     public func matches(_ port: SequencerPortDescription) -> Bool {
         guard port.address.port == self.port else { return false }
         switch client {
@@ -116,6 +118,9 @@ public struct SequencerPortSpecifier: Hashable, Sendable, CustomStringConvertibl
 
     private enum MatchLevel: CaseIterable { case exact, prefix, prefixIgnoringCase }
 
+    /// Whether `clientName` fits `wanted` at `level`.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates)
     private static func nameMatches(_ wanted: String, _ clientName: String, level: MatchLevel) -> Bool {
         switch level {
         case .exact: clientName == wanted

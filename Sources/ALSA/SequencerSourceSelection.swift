@@ -28,6 +28,8 @@ public enum SequencerSourceSelection: Hashable, Sendable, CustomStringConvertibl
 
     /// Whether a port that has just appeared should be subscribed to: any
     /// hardware source under `auto`; the chosen port when it comes back.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (allocates: names are compared ignoring case)
     public func follows(_ port: SequencerPortDescription, ownClient: UInt8?) -> Bool {
         guard port.address.client != ownClient, port.isSource else { return false }
         switch self {

@@ -19,12 +19,16 @@ public struct SequencerSourceSlots: Sendable {
     }
 
     /// The slot `source` holds, if any.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public func slot(of source: SequencerAddress) -> Int? {
         owners.firstIndex(of: source)
     }
 
     /// The slot `source` holds, lending it the first free one if it holds none.
     /// - Returns: nil when every slot is taken by another source.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public mutating func assign(_ source: SequencerAddress) -> Int? {
         if let held = slot(of: source) { return held }
         guard let free = owners.firstIndex(of: nil) else { return nil }
@@ -33,6 +37,8 @@ public struct SequencerSourceSlots: Sendable {
     }
 
     /// Gives back `source`'s slot. - Returns: the slot, or nil if it held none.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public mutating func free(_ source: SequencerAddress) -> Int? {
         guard let held = slot(of: source) else { return nil }
         owners[held] = nil
@@ -40,6 +46,8 @@ public struct SequencerSourceSlots: Sendable {
     }
 
     /// Gives back the slots of every port of `client`. - Returns: those slots.
+    /// - Thread: midi-in, control
+    /// - Realtime: unsafe (allocates the returned array)
     public mutating func freeClient(_ client: UInt8) -> [Int] {
         var freed: [Int] = []
         for index in owners.indices where owners[index]?.client == client {
@@ -50,6 +58,8 @@ public struct SequencerSourceSlots: Sendable {
     }
 
     /// The source holding `slot`, if any.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public func source(inSlot slot: Int) -> SequencerAddress? {
         owners[slot]
     }

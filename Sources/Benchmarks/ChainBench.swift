@@ -160,6 +160,11 @@ public enum ChainBench {
     }
 
     /// Renders `samples` through the voice chain on an `audio-render` thread, timing every block.
+    /// - Thread: control, audio (the block loop runs on an `audio-render` thread
+    ///   it starts and joins)
+    /// - Realtime: unsafe (allocates, starts a thread; on the audio thread, before the first
+    ///   block, it reads the thread's name and allocates a pointer array, and it times
+    ///   each block with `DispatchTime.now()`)
     public static func renderInMemory(samples: [Float], channels: Int, rate: Int, period: Int, settings: VoiceSettings) throws -> InMemoryResult {
         let chain = try VoiceChain.make(inputChannelCount: channels, settings: settings)
         let plan = try chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))

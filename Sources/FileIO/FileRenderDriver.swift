@@ -36,7 +36,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         /// Polled by the reader between chunks: when it says true the input
         /// ends there, as if the file ended (Ctrl-C on an offline recording);
         /// what was read is rendered and written, and the report says so.
-        /// - Thread: file-reader.
+        /// - Thread: reader
+        /// - Realtime: unsafe (the reader thread may block; keep it quick)
         public var isCancelled: (@Sendable () -> Bool)?
         public init(inputPath: String, outputPath: String) {
             self.inputPath = inputPath
@@ -96,7 +97,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// Opens the input (and a resampler to the engine rate if it needs one).
     /// The output is created by `start(engine:)`.
     /// - Throws: `AudioFileError`: a missing, unreadable or non-audio input.
-    /// - Thread: control.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens a file, allocates)
     public init(options: Options) throws(AudioFileError) {
         self.options = options
         reader = try SoundFileReader(path: options.inputPath)
@@ -149,8 +151,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// Creates the output file and starts the reader, render and writer threads.
     /// - Throws: `AudioFileError` when the output cannot be created (a folder,
     ///   an unknown extension, no permission); nothing is left behind.
-    /// - Thread: control.
-    /// - Realtime: unsafe (creates a file and threads).
+    /// - Thread: control
+    /// - Realtime: unsafe (creates a file and threads)
     public func start(engine: RenderEngine) throws {
         guard !closed else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "the driver is closed") }
         guard shared == nil else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "already started") }
@@ -192,8 +194,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// Stops at once: a run still going ends and its partial output file is
     /// removed; a run that has ended is closed as it ended.
-    /// - Thread: control.
-    /// - Realtime: unsafe (joins threads, removes a file).
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
         guard let shared, ended == nil else { return }
         if shared.writerDone.load(ordering: .acquiring) {
@@ -213,8 +215,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// input is finite and rendered faster than real time, so this waits for
     /// that rather than for the timeout, which bounds a device's drain.
     /// - Returns: nil when everything was written, else why not (`failure` has the error).
-    /// - Thread: control.
-    /// - Realtime: unsafe (joins threads, closes a file).
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, closes a file)
     @discardableResult
     public func finish(timeoutMilliseconds: Int) -> DriverStopReason? {
         guard let shared else { return nil }
@@ -235,7 +237,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     }
 
     /// Ends any run (`stop()`: a run still going is cut and its file removed) and lets the files go.
-    /// - Thread: control.
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, removes a file)
     public func close() {
         guard !closed else { return }
         stop()
@@ -246,7 +249,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// channel count (returning the plan and its latency in frames), on
     /// `engine`, to the end. On failure the partial output file is removed
     /// and the error thrown.
-    /// - Thread: control (it waits, freeing the plans the audio thread retires).
+    /// - Thread: control (it waits, freeing the plans the audio thread retires)
+    /// - Realtime: unsafe (creates a file and threads, waits for them)
     public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
         let (plan, latency) = try makePlan(reader.channelCount, processSpec)
         outputChannelCount = plan.outputChannelCount
@@ -306,7 +310,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         return reason
     }
 
-    // MARK: The three threads
+    // MARK: What the three threads share
 
     /// The render thread's working buffers: planar in and out, and their
     /// interleaved forms for the rings.
@@ -353,9 +357,11 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         }
     }
 
+    // MARK: Reader thread
+
     /// Reader thread: decode, resample, push into the input ring.
-    /// - Thread: file-reader.
-    /// - Realtime: unsafe (file I/O, sleeps).
+    /// - Thread: reader
+    /// - Realtime: unsafe (file I/O, allocates, sleeps while the ring is full)
     private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Shared, isCancelled: (@Sendable () -> Bool)?) {
         let ch = reader.channelCount
         let chunkFrames = 4096
@@ -402,9 +408,12 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         shared.readerDone.store(true, ordering: .releasing)
     }
 
+    // MARK: Audio thread
+
     /// The audio-render thread: pull a block, render it, push it on.
-    /// - Thread: audio.
-    /// - Realtime: safe between the ring waits: everything is allocated before the loop.
+    /// - Thread: audio
+    /// - Realtime: unsafe (allocates once, before the first block: the thread's name as a
+    ///   String); past that it blocks only in `ThreadWait.pause`, the wait on its rings
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: RenderBuffers,
                                    latency: Int, tailLimit: Int, silenceRun: Int) {
         // The thread's name goes into the report (it proves the naming); read

@@ -5,9 +5,12 @@ import Engine
 /// one strided scalar per sample, which showed as 5 % of the render thread).
 /// Pure copies: the samples come out bit for bit.
 enum Interleaving {
+    // MARK: Audio thread
+
     /// Splits `frames` interleaved frames of `channels` channels from `source`
     /// into the first `channels` channels of `destination`, from frame 0.
-    /// - Realtime: safe (copies between caller-owned memory).
+    /// - Thread: audio
+    /// - Realtime: safe
     static func deinterleave(_ source: UnsafePointer<Float>, channels: Int, frames: Int, into destination: AudioBuffer) {
         if channels == 2 {
             let left = destination[0], right = destination[1]
@@ -33,7 +36,8 @@ enum Interleaving {
 
     /// Weaves `frames` frames of the first `channels` channels of `source`,
     /// from frame `offset`, into `destination`.
-    /// - Realtime: safe (copies between caller-owned memory).
+    /// - Thread: audio
+    /// - Realtime: safe
     static func interleave(_ source: AudioBuffer, offset: Int, channels: Int, frames: Int, into destination: UnsafeMutablePointer<Float>) {
         if channels == 2 {
             let left = source[0] + offset, right = source[1] + offset

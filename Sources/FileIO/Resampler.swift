@@ -4,7 +4,8 @@ import CSampleRate
 /// Streams interleaved Float32 from one sample rate to another with
 /// libsamplerate's band-limited sinc converter (Erik de Castro Lopo).
 ///
-/// - Realtime: unsafe (allocates when buffers grow). Reader threads only.
+/// - Realtime: unsafe (allocates when buffers grow). The file driver's reader
+/// thread, and the control thread when it loads drum samples.
 public final class Resampler {
     public let channelCount: Int
     public let ratio: Double
@@ -28,6 +29,8 @@ public final class Resampler {
 
     /// Converts `frames` input frames (and flushes when `endOfInput`), calling
     /// `sink` with the converted frames, possibly several times.
+    /// - Thread: reader, control
+    /// - Realtime: unsafe (allocates when a chunk is larger than any before)
     public func process(_ input: UnsafePointer<Float>, frames: Int, endOfInput: Bool,
                         sink: (UnsafePointer<Float>, Int) throws(AudioFileError) -> Void) throws(AudioFileError) {
         let capacityFrames = Int(Double(max(frames, 1)) * ratio) + 256

@@ -9,8 +9,8 @@ enum RingDrain {
     /// After the first write error the rest is read and discarded (so the render
     /// thread never waits on a full ring), and `abort()` tells the other threads to stop.
     /// - Returns: the first write error, or nil.
-    /// - Thread: file-writer.
-    /// - Realtime: unsafe (file I/O, sleeps).
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O, allocates, sleeps)
     static func drain(_ ring: SampleRing, channels: Int, into writer: SoundFileWriter,
                       renderDone: () -> Bool, abort: () -> Void, progress: (Int64) -> Void = { _ in }) -> Error? {
         let chunkFrames = 4096

@@ -108,8 +108,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// Creates the output file and starts the render and writer threads.
     /// - Throws: `AudioFileError` when the output cannot be created.
-    /// - Thread: control.
-    /// - Realtime: unsafe (creates a file and threads).
+    /// - Thread: control
+    /// - Realtime: unsafe (creates a file and threads)
     public func start(engine: RenderEngine) throws {
         guard !closed else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "the driver is closed") }
         guard shared == nil else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "already started") }
@@ -146,8 +146,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// Stops at once: a render still going ends and its partial file is
     /// removed; one that has ended is closed as it ended.
-    /// - Thread: control.
-    /// - Realtime: unsafe (joins threads, removes a file).
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
         guard let shared, ended == nil else { return }
         if shared.writerDone.load(ordering: .acquiring) {
@@ -166,8 +166,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     /// real time, and never longer than the song plus the tail limit), then
     /// closes the file.
     /// - Returns: nil when everything was written, else why not.
-    /// - Thread: control.
-    /// - Realtime: unsafe (joins threads, closes a file).
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, closes a file)
     @discardableResult
     public func finish(timeoutMilliseconds: Int) -> DriverStopReason? {
         guard let shared else { return nil }
@@ -181,7 +181,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     }
 
     /// Ends any render (one still going is cut and its file removed) and lets the file go.
-    /// - Thread: control.
+    /// - Thread: control
+    /// - Realtime: unsafe (joins threads, removes a file)
     public func close() {
         guard !closed else { return }
         stop()
@@ -196,7 +197,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     ///   - progress: called on the calling thread with the frames written so far, when that grew.
     /// On failure or cancellation the partial output file is removed and the error
     /// (or `Cancelled`) thrown.
-    /// - Thread: control (it waits, freeing the plans the audio thread retires).
+    /// - Thread: control (it waits, freeing the plans the audio thread retires)
+    /// - Realtime: unsafe (creates a file and threads, waits for them)
     public func run(plan: RenderPlan, latencyFrames: Int, songFrames: Int, isCancelled: () -> Bool = { false },
                     progress: (Int64) -> Void = { _ in }) throws -> Report {
         outputChannelCount = plan.outputChannelCount
@@ -257,6 +259,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         return reason
     }
 
+    // MARK: What the two threads share
+
     private final class Shared: @unchecked Sendable {
         let ring: SampleRing
         let renderDone = Atomic<Bool>(false)
@@ -281,9 +285,12 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         deinit { interleaved.deallocate() }
     }
 
+    // MARK: Audio thread
+
     /// The audio-render thread.
-    /// - Thread: audio.
-    /// - Realtime: safe: everything is allocated before the loop; it only waits on the ring.
+    /// - Thread: audio
+    /// - Realtime: unsafe (allocates once, before the first block: the thread's name as a
+    ///   String); past that it blocks only in `ThreadWait.pause`, the wait on its ring
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: Buffers, latency: Int,
                                    songFrames: Int, tailLimit: Int, silenceRun: Int) {
         shared.threadName = RealtimeThread.currentName

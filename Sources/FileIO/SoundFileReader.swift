@@ -46,6 +46,8 @@ public final class SoundFileReader {
     deinit { sf_close(handle) }
 
     /// Reads up to `frames` interleaved frames into `buffer`; 0 at the end.
+    /// - Thread: reader, control
+    /// - Realtime: unsafe (file I/O)
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileError) -> Int {
         let n = sf_readf_float(handle, buffer, sf_count_t(frames))
         if n < 0 || (n == 0 && sf_error(handle) != 0) {
@@ -100,6 +102,8 @@ public final class SoundFileReader {
     }
 
     /// libsndfile's messages carry a trailing period and sometimes a newline.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (builds Strings)
     static func cleanReason(_ s: String) -> String {
         var r = s.trimmingCharacters(in: .whitespacesAndNewlines)
         if r.hasSuffix(".") { r.removeLast() }

@@ -36,6 +36,8 @@ public final class SoundFileWriter {
     deinit { try? close() }
 
     /// Writes `frames` interleaved frames.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O)
     public func write(_ samples: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         guard let handle else { throw .writeFailed(path: path, reason: "file is closed") }
         let n = sf_writef_float(handle, samples, sf_count_t(frames))

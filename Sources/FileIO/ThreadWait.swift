@@ -8,6 +8,12 @@ import Glibc
 struct ThreadWait {
     private var spins = 0
 
+    // MARK: Audio thread
+
+    /// Backs off once: a yield for the first 31 calls since `reset()`, then a 100 µs sleep.
+    /// - Thread: audio
+    /// - Realtime: safe (blocks only here, the wait that paces an offline render loop:
+    ///   a yield, then 100 µs sleeps; live drivers wait on the device instead)
     mutating func pause() {
         spins += 1
         if spins < 32 {
@@ -18,13 +24,20 @@ struct ThreadWait {
         }
     }
 
+    /// Back to yielding: the ring moved.
+    /// - Thread: audio
+    /// - Realtime: safe
     mutating func reset() { spins = 0 }
+
+    // MARK: Reader, writer and control threads
 
     /// Sleeps a fixed 0.5 ms, for the reader and the writer, which are not
     /// the critical path: their rings hold over a second of audio, so a nap
     /// never starves the render thread, while yielding in a loop would keep a
     /// whole core busy doing nothing (on a 2-core machine, the core the
     /// render thread competes for).
+    /// - Thread: reader, writer, control
+    /// - Realtime: unsafe (sleeps)
     static func nap() {
         var ts = timespec(tv_sec: 0, tv_nsec: 500_000)
         nanosleep(&ts, nil)
@@ -32,6 +45,8 @@ struct ThreadWait {
 }
 
 /// Monotonic time in nanoseconds (clock_gettime through the vDSO: no syscall, no blocking).
+/// - Thread: audio, control
+/// - Realtime: safe
 @inline(__always)
 func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()

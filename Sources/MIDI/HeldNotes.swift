@@ -31,14 +31,18 @@ public final class HeldNotes: @unchecked Sendable {
         pedalFrames.deallocate()
     }
 
+    // MARK: Audio thread
+
     /// Whether `note` on `channel` is held.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func isHeld(channel: UInt8, note: UInt8) -> Bool {
         startFrames[Int(channel & 0x0F) * 128 + Int(note & 0x7F)] != Self.free
     }
 
     /// Updates the state for a message the source sent at `frame`.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func observe(_ message: MIDIMessage, at frame: Int64) {
         switch message {
         case .noteOn(let channel, let note, let velocity):
@@ -74,7 +78,8 @@ public final class HeldNotes: @unchecked Sendable {
     /// Calls `emit` with a note-off for every held note and a sustain-off for
     /// every channel whose pedal is down, then forgets them all.
     /// - Returns: how many messages were emitted.
-    /// - Realtime: safe (`emit` must be too).
+    /// - Thread: audio
+    /// - Realtime: safe (`emit` must be too)
     @discardableResult
     public func releaseAll(_ emit: (MIDIMessage) -> Void) -> Int {
         var emitted = 0
@@ -96,7 +101,8 @@ public final class HeldNotes: @unchecked Sendable {
     /// and a sustain-off for every pedal down since before it, and forgets
     /// them. The watchdog for stuck notes (a lost note-off or pedal release).
     /// - Returns: how many notes and pedals were released.
-    /// - Realtime: safe (`emit` must be too).
+    /// - Thread: audio
+    /// - Realtime: safe (`emit` must be too)
     @discardableResult
     public func releaseNotes(startedBefore frame: Int64, _ emit: (MIDIMessage) -> Void) -> Int {
         var released = 0
@@ -117,19 +123,26 @@ public final class HeldNotes: @unchecked Sendable {
     }
 
     /// Forgets every note and pedal without emitting anything.
-    /// - Realtime: safe.
+    /// - Thread: audio
+    /// - Realtime: safe
     public func clear() {
         if count > 0 { startFrames.update(repeating: Self.free, count: 16 * 128) }
         count = 0
         sustainedChannels = 0
     }
 
+    /// Marks `note` on `channel` held since `frame`.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func hold(channel: UInt8, note: UInt8, at frame: Int64) {
         let index = Int(channel & 0x0F) * 128 + Int(note & 0x7F)
         if startFrames[index] == Self.free { count += 1 }
         startFrames[index] = frame
     }
 
+    /// Marks `note` on `channel` released.
+    /// - Thread: audio
+    /// - Realtime: safe
     private func release(channel: UInt8, note: UInt8) {
         let index = Int(channel & 0x0F) * 128 + Int(note & 0x7F)
         if startFrames[index] != Self.free {

@@ -13,12 +13,17 @@ public struct MIDIByteEncoder: Sendable {
     /// The status a receiver would currently apply to bare data bytes, or nil.
     public private(set) var runningStatus: UInt8?
 
+    /// An encoder with no running status yet.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     public init(usesRunningStatus: Bool) {
         self.usesRunningStatus = usesRunningStatus
     }
 
     /// Appends `message`. A ``MIDIMessage/systemExclusive(byteCount:endedWithEOX:)``
     /// marker has no payload and appends nothing; use ``appendSysEx(_:to:)``.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (appends to an array)
     public mutating func append(_ message: MIDIMessage, to out: inout [UInt8]) {
         if case .systemExclusive = message { return }
         let status = message.statusByte

@@ -59,6 +59,9 @@ public struct MIDIByteParser: Sendable {
     /// What was skipped so far.
     public private(set) var statistics = MIDIParserStatistics()
 
+    /// A parser at power-up: no running status, nothing in progress, no statistics.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public init() {}
 
     /// The status that bare data bytes would use now (0x80–0xEF), or nil.
@@ -69,7 +72,8 @@ public struct MIDIByteParser: Sendable {
 
     /// Forgets the message in progress, running status and any SysEx in progress
     /// (without delivering it), as after power-up. Keeps the statistics.
-    /// - Realtime: safe.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public mutating func reset() {
         currentStatus = 0
         receivedDataBytes = 0
@@ -81,7 +85,8 @@ public struct MIDIByteParser: Sendable {
 
     /// Feeds one byte; calls `handler` zero or more times with what it completes
     /// (at most twice: the end of an interrupted SysEx, then the interrupting message).
-    /// - Realtime: safe, as long as `handler` is (the parser itself never allocates or locks).
+    /// - Thread: midi-in, control
+    /// - Realtime: safe (`handler` must be too)
     @inlinable
     public mutating func parse(_ byte: UInt8, _ handler: (MIDIParserOutput) -> Void) {
         if byte >= 0xF8 {
@@ -103,11 +108,17 @@ public struct MIDIByteParser: Sendable {
         for byte in bytes { parse(byte, handler) }
     }
 
+    /// Counts an undefined real-time byte (0xF9, 0xFD).
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     @usableFromInline
     mutating func noteUndefinedRealTime() {
         statistics.undefinedStatusBytes += 1
     }
 
+    /// Feeds one byte below 0xF8: a SysEx data byte, a data byte, or a status byte.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     @usableFromInline
     mutating func parseNonRealTime(_ byte: UInt8, _ handler: (MIDIParserOutput) -> Void) {
         if isInSysEx {
@@ -163,6 +174,9 @@ public struct MIDIByteParser: Sendable {
         }
     }
 
+    /// Feeds one data byte outside SysEx, completing a message when it is the last.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     private mutating func parseDataByte(_ byte: UInt8, _ handler: (MIDIParserOutput) -> Void) {
         guard currentStatus != 0 else {
             statistics.strayDataBytes += 1
@@ -189,6 +203,9 @@ public struct MIDIByteParser: Sendable {
         if let message { handler(.message(message)) }
     }
 
+    /// Hands the buffered SysEx bytes to `handler` as one chunk, if there are any.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     private mutating func flushSysEx(_ handler: (MIDIParserOutput) -> Void) {
         guard sysExBuffered > 0 else { return }
         let count = sysExBuffered

@@ -23,6 +23,40 @@ public enum MIDIChannelMode: Equatable, Hashable, Sendable {
     /// CC 127 (value 0). Also all notes off.
     case polyOn
 
+    // MARK: Audio thread
+
+    /// Recognises controller 120–127 with its value; nil for ordinary controllers.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    public init?(controller: UInt8, value: UInt8) {
+        switch controller {
+        case 120: self = .allSoundOff
+        case 121: self = .resetAllControllers
+        // The specification sends 0 for off and 127 for on; anything but 0 counts as on.
+        case 122: self = .localControl(isOn: value != 0)
+        case 123: self = .allNotesOff
+        case 124: self = .omniOff
+        case 125: self = .omniOn
+        case 126: self = .monoOn(channelCount: value)
+        case 127: self = .polyOn
+        default: return nil
+        }
+    }
+
+    /// True for the mode messages that, per MIDI 1.0, end every sounding note
+    /// on the channel: All Notes Off and the four Omni/Mono/Poly messages.
+    /// All Sound Off ends them too, more abruptly.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    public var endsAllNotes: Bool {
+        switch self {
+        case .allSoundOff, .allNotesOff, .omniOff, .omniOn, .monoOn, .polyOn: return true
+        case .resetAllControllers, .localControl: return false
+        }
+    }
+
+    // MARK: Control thread
+
     /// The controller number (120–127) that carries this mode message.
     public var controller: UInt8 {
         switch self {
@@ -45,41 +79,21 @@ public enum MIDIChannelMode: Equatable, Hashable, Sendable {
         default: return 0
         }
     }
-
-    /// Recognises controller 120–127 with its value; nil for ordinary controllers.
-    public init?(controller: UInt8, value: UInt8) {
-        switch controller {
-        case 120: self = .allSoundOff
-        case 121: self = .resetAllControllers
-        // The specification sends 0 for off and 127 for on; anything but 0 counts as on.
-        case 122: self = .localControl(isOn: value != 0)
-        case 123: self = .allNotesOff
-        case 124: self = .omniOff
-        case 125: self = .omniOn
-        case 126: self = .monoOn(channelCount: value)
-        case 127: self = .polyOn
-        default: return nil
-        }
-    }
-
-    /// True for the mode messages that, per MIDI 1.0, end every sounding note
-    /// on the channel: All Notes Off and the four Omni/Mono/Poly messages.
-    /// All Sound Off ends them too, more abruptly.
-    public var endsAllNotes: Bool {
-        switch self {
-        case .allSoundOff, .allNotesOff, .omniOff, .omniOn, .monoOn, .polyOn: return true
-        case .resetAllControllers, .localControl: return false
-        }
-    }
 }
 
 extension MIDIMessage {
+    // MARK: Audio thread
+
     /// The channel mode message this control change carries, or nil when the
     /// message is not a control change 120–127.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public var channelMode: MIDIChannelMode? {
         guard case .controlChange(_, let controller, let value) = self else { return nil }
         return MIDIChannelMode(controller: controller, value: value)
     }
+
+    // MARK: Control thread
 
     /// A channel mode message on `channel` as the control change that carries it.
     public static func channelMode(_ mode: MIDIChannelMode, channel: UInt8) -> MIDIMessage {

@@ -77,8 +77,40 @@ public enum MIDIMessage: Equatable, Hashable, Sendable {
 // MARK: - Classification
 
 extension MIDIMessage {
+    // MARK: Audio thread
+
+    /// The channel (0–15) of a channel voice or mode message; nil for system messages.
+    /// - Thread: audio, writer, control
+    /// - Realtime: safe
+    public var channel: UInt8? {
+        switch self {
+        case .noteOff(let channel, _, _), .noteOn(let channel, _, _), .polyPressure(let channel, _, _),
+             .controlChange(let channel, _, _), .programChange(let channel, _),
+             .channelPressure(let channel, _), .pitchBend(let channel, _):
+            return channel
+        default:
+            return nil
+        }
+    }
+
+    /// True for a note off, and for a note on with velocity 0 (which MIDI 1.0
+    /// defines as a note off, so senders can stay in running status).
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    public var isNoteOff: Bool {
+        switch self {
+        case .noteOff: return true
+        case .noteOn(_, _, let velocity): return velocity == 0
+        default: return false
+        }
+    }
+
+    // MARK: Writer, MIDI input and control threads
+
     /// The status byte that starts this message on the wire (for a channel
     /// message, including the channel in the low nibble).
+    /// - Thread: writer, control
+    /// - Realtime: safe
     public var statusByte: UInt8 {
         switch self {
         case .noteOff(let channel, _, _): return 0x80 | (channel & 0x0F)
@@ -102,34 +134,12 @@ extension MIDIMessage {
         }
     }
 
-    /// The channel (0–15) of a channel voice or mode message; nil for system messages.
-    public var channel: UInt8? {
-        switch self {
-        case .noteOff(let channel, _, _), .noteOn(let channel, _, _), .polyPressure(let channel, _, _),
-             .controlChange(let channel, _, _), .programChange(let channel, _),
-             .channelPressure(let channel, _), .pitchBend(let channel, _):
-            return channel
-        default:
-            return nil
-        }
-    }
-
     /// True for the single-byte system real-time messages (0xF8–0xFF), which may
     /// appear anywhere in a byte stream and never affect running status.
     public var isRealTime: Bool { statusByte >= 0xF8 }
 
     /// True for the system common messages, SysEx included (0xF0–0xF7).
     public var isSystemCommon: Bool { (0xF0...0xF7).contains(statusByte) }
-
-    /// True for a note off, and for a note on with velocity 0 (which MIDI 1.0
-    /// defines as a note off, so senders can stay in running status).
-    public var isNoteOff: Bool {
-        switch self {
-        case .noteOff: return true
-        case .noteOn(_, _, let velocity): return velocity == 0
-        default: return false
-        }
-    }
 
     /// How many data bytes follow `status` in a complete message, or nil when
     /// `status` is not a status byte with a fixed length (data bytes, SysEx
@@ -147,6 +157,8 @@ extension MIDIMessage {
 
     /// The real-time message for a byte 0xF8–0xFF, or nil for the undefined
     /// 0xF9 and 0xFD and for every other byte.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public init?(realTimeByte byte: UInt8) {
         switch byte {
         case 0xF8: self = .timingClock
@@ -162,6 +174,8 @@ extension MIDIMessage {
     /// Builds a complete message from a status byte and its data bytes, or nil
     /// when `status` is not a fixed-length status (see ``dataByteCount(forStatus:)``).
     /// Unused data bytes are ignored; data bytes are masked to 7 bits.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public init?(status: UInt8, data1: UInt8 = 0, data2: UInt8 = 0) {
         let channel = status & 0x0F
         let d1 = data1 & 0x7F, d2 = data2 & 0x7F
@@ -201,6 +215,8 @@ extension MIDIMessage {
 
     /// The data bytes after the status byte (0, 1 or 2 of them), masked to 7 bits.
     /// Empty for SysEx markers and real-time messages.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     public var dataBytes: (count: Int, first: UInt8, second: UInt8) {
         switch self {
         case .noteOff(_, let a, let b), .noteOn(_, let a, let b), .polyPressure(_, let a, let b),

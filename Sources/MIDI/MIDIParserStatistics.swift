@@ -14,6 +14,9 @@ public struct MIDIParserStatistics: Equatable, Hashable, Sendable {
     /// ``MIDIMessage/systemExclusive(byteCount:endedWithEOX:)``).
     public var interruptedSysEx = 0
 
+    /// No bytes skipped yet.
+    /// - Thread: midi-in, control
+    /// - Realtime: safe
     public init() {}
 
     /// Every byte or message skipped, all kinds together.

@@ -6,7 +6,8 @@ public enum VariableLengthQuantity {
     public static let maximum: UInt32 = 0x0FFF_FFFF
 
     /// The bytes that encode `value`, 1–4 of them. Values above ``maximum`` are clamped.
-    /// - Realtime: unsafe (allocates).
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     public static func encode(_ value: UInt32) -> [UInt8] {
         var remaining = min(value, maximum)
         var groups: [UInt8] = [UInt8(remaining & 0x7F)]

@@ -5,6 +5,11 @@ public struct DroppedSpan: Equatable, Sendable {
     public var start: Int
     public var count: Int
 
+    // MARK: Audio thread
+
+    /// A span of `count` frames from take frame `start`.
+    /// - Thread: audio, writer, control
+    /// - Realtime: safe
     public init(start: Int, count: Int) {
         self.start = start
         self.count = count

@@ -12,6 +12,8 @@ public enum MIDITakeFile {
     public static let microsecondsPerQuarter = 500_000
 
     /// The file's bytes.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     public static func bytes(events: [RecordedMIDIEvent], sampleRate: Int) -> [UInt8] {
         let ticksPerSecond = Double(ticksPerQuarter) * 1_000_000 / Double(microsecondsPerQuarter)
         var track: [UInt8] = []
@@ -40,11 +42,19 @@ public enum MIDITakeFile {
     }
 
     /// Writes the file atomically (a temporary next to it, then a rename).
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O)
     public static func write(events: [RecordedMIDIEvent], sampleRate: Int, to path: String) throws {
         let data = Data(bytes(events: events, sampleRate: sampleRate))
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
+    /// `x` big-endian, four bytes.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     private static func be32(_ x: UInt32) -> [UInt8] { [UInt8(x >> 24), UInt8((x >> 16) & 0xFF), UInt8((x >> 8) & 0xFF), UInt8(x & 0xFF)] }
+    /// `x` big-endian, two bytes.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     private static func be16(_ x: UInt16) -> [UInt8] { [UInt8(x >> 8), UInt8(x & 0xFF)] }
 }

@@ -6,6 +6,11 @@ public struct RecordedMIDIEvent: Equatable, Sendable {
     public var frame: Int
     public var message: MIDIMessage
 
+    // MARK: Audio thread
+
+    /// An event at take frame `frame`.
+    /// - Thread: audio, control
+    /// - Realtime: safe
     public init(frame: Int, message: MIDIMessage) {
         self.frame = frame
         self.message = message

@@ -16,6 +16,9 @@ public enum RecordingError: Error, CustomStringConvertible, Equatable {
     /// A take (or its MIDI file) would be written over a file the session reads (the song being played).
     case isSource(path: String)
 
+    /// The one line that names the file and says what went wrong.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (builds Strings)
     public var description: String {
         switch self {
         case let .exists(path): "'\(path)' already exists (use --force to overwrite it, or give another name)"

@@ -46,6 +46,8 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
     }
 
     /// The file name extension for this format.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     public var fileExtension: String {
         switch self {
         case .wav24, .wav16, .wavFloat: "wav"
@@ -56,6 +58,8 @@ public enum RecordingFormat: String, CaseIterable, Sendable {
 
     /// Whether the file is a RIFF/RF64 WAV, the kind whose header is kept
     /// current during the take and which `busker repair` can fix.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     public var isWAV: Bool { fileExtension == "wav" }
 
     /// Bytes per sample in the file, for WAV (0 otherwise).

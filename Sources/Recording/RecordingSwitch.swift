@@ -15,15 +15,23 @@ public final class RecordingSwitch: @unchecked Sendable {
 
     public init() {}
 
-    /// Asks for recording on or off from the next block. Control thread.
+    /// Asks for recording on or off from the next block: the control thread,
+    /// or the writer or the offline reader when a take must end there.
+    /// - Thread: control, writer, reader
+    /// - Realtime: safe
     public func set(_ on: Bool) { request.store(on, ordering: .releasing) }
 
     /// What was last asked for.
+    /// - Thread: any
+    /// - Realtime: safe
     public var isOn: Bool { request.load(ordering: .acquiring) }
+
+    // MARK: Audio thread
 
     /// The state for block `block` (each tap counts its own blocks; the taps
     /// of one plan count the same).
-    /// - Realtime: safe. Audio thread.
+    /// - Thread: audio
+    /// - Realtime: safe
     func state(forBlock block: Int) -> Bool {
         if block != latchedBlock {
             latchedBlock = block

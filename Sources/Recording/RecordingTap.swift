@@ -144,22 +144,38 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     }
 
     /// Ends the take at the next block (of every tap on the same switch).
+    /// - Thread: control, writer, reader
+    /// - Realtime: safe
     public func disarm() { recordSwitch.set(false) }
 
     /// Whether the audio thread has acted on the last `disarm` (or never armed):
     /// after this reads false no more frames of the take reach the ring.
+    /// - Thread: any
+    /// - Realtime: safe
     public var isRecordingOnAudioThread: Bool { armAcknowledged.load(ordering: .acquiring) }
     /// Whether a take is requested.
+    /// - Thread: any
+    /// - Realtime: safe
     public var isArmed: Bool { recordSwitch.isOn }
     /// Whether the take has all the frames its limit asked for.
+    /// - Thread: any
+    /// - Realtime: safe
     public var hasReachedLimit: Bool { limitReached.load(ordering: .acquiring) }
     /// Frames of the current (or last) take the tap has seen, dropped ones included.
+    /// - Thread: any
+    /// - Realtime: safe
     public var framesSeen: Int { framesSeenCount.load(ordering: .acquiring) }
     /// Frames of the current (or last) take dropped because the ring was full.
+    /// - Thread: any
+    /// - Realtime: safe
     public var droppedFrames: Int { droppedCount.load(ordering: .relaxed) }
     /// MIDI events dropped because the MIDI queue was full.
+    /// - Thread: any
+    /// - Realtime: safe
     public var droppedMIDIEvents: Int { droppedMIDICount.load(ordering: .relaxed) }
     /// The gap still open when the take ended (its frames are counted in `droppedFrames`).
+    /// - Thread: any
+    /// - Realtime: safe
     var openGap: DroppedSpan? {
         let n = openGapLength.load(ordering: .acquiring)
         return n > 0 ? DroppedSpan(start: openGapStart.load(ordering: .relaxed), count: n) : nil
@@ -168,7 +184,8 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
     // MARK: Audio thread
 
     /// Passes bus 0 through and, while armed, copies it into the ring.
-    /// - Realtime: safe. Copies into preallocated memory, atomics only.
+    /// - Thread: audio
+    /// - Realtime: safe
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
         guard let input = inputs.connectedBus0 else {
@@ -183,7 +200,12 @@ public final class RecordingTap: AudioNode, @unchecked Sendable {
         recordIfArmed(output, frames: frames)
     }
 
-    /// - Realtime: safe.
+    /// Latches the switch for this block and, while armed, copies the block
+    /// into the ring (and its MIDI events into the MIDI queue), counting and
+    /// queueing any gap.
+    /// - Thread: audio
+    /// - Realtime: safe (a tap made with `waitsForWriter`, offline only, sleeps while the
+    ///   ring is full, as the offline render loop waits on its own rings)
     private func recordIfArmed(_ block: AudioBlock, frames blockFrames: Int) {
         let wanted = recordSwitch.state(forBlock: blockIndex)
         blockIndex &+= 1

@@ -13,6 +13,9 @@ final class TakeLog {
     private var file: UnsafeMutablePointer<FILE>?
     private(set) var entries = 0
 
+    /// A log for the take at `takePath`; the file is created by the first entry.
+    /// - Thread: writer
+    /// - Realtime: unsafe (allocates)
     init(takePath: String, sampleRate: Int, channelCount: Int) {
         self.takePath = takePath
         path = Self.path(forTake: takePath)
@@ -23,35 +26,57 @@ final class TakeLog {
     deinit { if let file { fclose(file) } }
 
     /// `TAKE.wav.log`.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     static func path(forTake takePath: String) -> String { takePath + ".log" }
 
     /// `12.345 s (frame 592560)`.
+    /// - Thread: writer
+    /// - Realtime: unsafe (allocates)
     func position(_ frame: Int) -> String {
         String(format: "%.3f s (frame %d)", Double(frame) / Double(sampleRate), frame)
     }
 
+    /// Logs a gap the writer filled with silence.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     func droppedFrames(_ gap: DroppedSpan) {
         append("dropped \(gap.count) frames (\(String(format: "%.1f", Double(gap.count) * 1000 / Double(sampleRate))) ms) at \(position(gap.start)): "
                + "the writer fell behind; silence written in their place")
     }
 
+    /// Logs an xrun at take frame `frame`.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     func xrun(at frame: Int) {
         append("xrun at \(position(frame)): the sound card under- or overran; the audio around here may click")
     }
 
+    /// Logs the write error that stopped the take.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     func writeError(_ error: RecordingError, at frame: Int) {
         append("recording stopped at \(position(frame)): \(error); the file holds everything before")
     }
 
+    /// Logs MIDI events the full MIDI queue lost.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     func droppedMIDI(_ count: Int) {
         append("\(count) MIDI events lost: the MIDI queue was full")
     }
 
+    /// Ends a log that exists with the take's totals.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     func summary(_ report: TakeReport) {
         guard file != nil else { return }
         append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)")
     }
 
+    /// Appends a line and flushes it, creating the file (with its heading) first.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
     private func append(_ line: String) {
         if file == nil {
             file = fopen(path, "a")
@@ -63,5 +88,8 @@ final class TakeLog {
         entries += 1
     }
 
+    /// Whether anything was logged (the file exists).
+    /// - Thread: writer
+    /// - Realtime: safe
     var exists: Bool { file != nil }
 }

@@ -24,6 +24,8 @@ public enum WAVRepair {
     }
 
     /// Repairs `path` in place.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O, allocates)
     public static func repair(path: String) throws(RecordingError) -> Result {
         let fd = open(path, O_RDWR)
         guard fd >= 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
@@ -139,6 +141,8 @@ public enum WAVRepair {
 
     /// Whether `start…end` is a chain of RIFF chunks (four printable ASCII
     /// characters, a size, the body and its pad byte) ending exactly at `end`.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O through `read`, allocates)
     private static func chunksTile(from start: Int, to end: Int, read: (Int, Int) -> [UInt8]?) -> Bool {
         var offset = start
         while offset < end {
@@ -155,6 +159,8 @@ public enum WAVRepair {
     /// a 28-byte ds64 first (libsndfile reads no shorter one), the other
     /// chunks but JUNK and fact (a frame count RF64 keeps in ds64), and a JUNK
     /// filler so the data does not move.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O, allocates)
     private static func promoteToRF64(fd: Int32, path: String, junkOffset: Int, dataChunkOffset: Int,
                                       read: (Int, Int) -> [UInt8]?, write: ([UInt8], Int) throws(RecordingError) -> Void) throws(RecordingError) {
         guard let region = read(dataChunkOffset - 12, 12) else { throw .notRepairable(path: path, reason: "cannot read its header") }
@@ -177,11 +183,26 @@ public enum WAVRepair {
         try write(header, 12)
     }
 
+    /// The little-endian 16-bit value at `b[i]`.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     private static func le16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }
+    /// The little-endian 32-bit value at `b[i]`.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     private static func le32(_ b: [UInt8], _ i: Int) -> UInt32 {
         UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
     }
+    /// The little-endian 64-bit value at `b[i]`.
+    /// - Thread: writer, control
+    /// - Realtime: safe
     private static func le64(_ b: [UInt8], _ i: Int) -> UInt64 { UInt64(le32(b, i)) | UInt64(le32(b, i + 4)) << 32 }
+    /// `x` little-endian, four bytes.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     private static func le32Bytes(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * $0)) & 0xFF) } }
+    /// `x` little-endian, eight bytes.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (allocates)
     private static func le64Bytes(_ x: UInt64) -> [UInt8] { (0..<8).map { UInt8((x >> (8 * UInt64($0))) & 0xFF) } }
 }

@@ -98,6 +98,8 @@ public enum RecordRig {
     /// - Parameters:
     ///   - channels: the take's channels (nil: the file's).
     ///   - rate: the take's rate (nil: the file's own; another is resampled).
+    /// - Thread: control, reader (the `isCancelled` check runs on the file driver's reader)
+    /// - Realtime: unsafe (file I/O, allocates, starts threads)
     public static func recordFile(_ inputPath: String, request: RecordingRequest, duration: Double?, channels: Int?, rate: Int?) throws {
         guard !inputPath.isEmpty else { throw CommandLineError.usage("file: needs a path, as in file:voice.wav") }
         let reader: SoundFileReader

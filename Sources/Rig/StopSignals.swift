@@ -16,9 +16,13 @@ public enum StopSignals {
     public static let terminalStop = Atomic<Bool>(false)
     public static let resume = Atomic<Bool>(false)
 
+    /// Installs the handlers for SIGINT and SIGTERM, which only set the flags.
     /// - Parameter jobControl: also catch SIGTSTP and SIGCONT (the sessions,
     ///   which must interrupt audio and restore the terminal before stopping);
     ///   without it Ctrl-Z keeps its default action.
+    /// - Thread: control (the handlers run on whichever thread a signal lands on;
+    ///   they only set atomics)
+    /// - Realtime: unsafe (installs signal handlers)
     public static func install(jobControl: Bool = false) {
         signal(SIGINT) { _ in StopSignals.interrupt.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in StopSignals.terminate.store(true, ordering: .relaxed) }
@@ -29,6 +33,8 @@ public enum StopSignals {
     }
 
     /// SIGINT or SIGTERM, if one arrived, without taking it (offline renders poll this).
+    /// - Thread: any
+    /// - Realtime: safe
     public static var pending: Int32? {
         if interrupt.load(ordering: .relaxed) { return SIGINT }
         if terminate.load(ordering: .relaxed) { return SIGTERM }

@@ -6,7 +6,8 @@ public protocol DeviceWatching: AnyObject {
     /// The route to try while watching after a loss; nil when not watching.
     var watchedRoute: DeviceRoute? { get set }
     /// What changed since the last poll.
-    /// - Thread: control.
+    /// - Thread: control
+    /// - Realtime: unsafe (implementations open devices)
     func poll() -> [DeviceChange]
 }
 

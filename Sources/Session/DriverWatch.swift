@@ -20,8 +20,8 @@ struct DriverWatch {
     }
 
     /// Takes the driver's pending events.
-    /// - Thread: control.
-    /// - Realtime: unsafe (allocates).
+    /// - Thread: control
+    /// - Realtime: unsafe (allocates)
     mutating func poll(_ driver: any AudioDriver) -> [SessionEvent] {
         var events: [SessionEvent] = []
         let route = driver.route
