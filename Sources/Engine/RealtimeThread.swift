@@ -49,9 +49,21 @@ public final class RealtimeThread: @unchecked Sendable {
 
     // MARK: Audio thread
 
-    /// The calling thread's pthread name. The offline render loops read it
-    /// once on the audio thread, before their first block, for their report.
-    /// - Thread: audio, control
+    /// Copies the calling thread's pthread name into `buffer`, NUL-terminated
+    /// (Linux keeps at most 15 characters): how a render loop records which
+    /// thread it ran on without allocating. The caller owns the buffer and
+    /// turns it into a String off the audio thread.
+    /// - Thread: any
+    /// - Realtime: safe (one prctl system call into caller-owned memory)
+    public static func copyCurrentName(into buffer: UnsafeMutableBufferPointer<CChar>) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        _ = busker_get_current_thread_name(base, buffer.count)
+    }
+
+    // MARK: Control thread
+
+    /// The calling thread's pthread name.
+    /// - Thread: control, any
     /// - Realtime: unsafe (allocates an array and a String)
     public static var currentName: String {
         var buffer = [CChar](repeating: 0, count: 32)

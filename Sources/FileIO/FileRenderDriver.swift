@@ -350,11 +350,15 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         var renderNanos: UInt64 = 0
         var worstBlockNanos: UInt64 = 0
         var framesRendered = 0
-        var threadName = ""
+        /// The render thread's name, copied there without allocating; read after it ends.
+        let threadNameBytes = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 32)
+        var threadName: String { String(cString: threadNameBytes.baseAddress!) }
         init(inCapacity: Int, outCapacity: Int) {
             inRing = SampleRing(capacity: inCapacity)
             outRing = SampleRing(capacity: outCapacity)
+            threadNameBytes.initialize(repeating: 0)
         }
+        deinit { threadNameBytes.deallocate() }
     }
 
     // MARK: Reader thread
@@ -412,13 +416,12 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// The audio-render thread: pull a block, render it, push it on.
     /// - Thread: audio
-    /// - Realtime: unsafe (allocates once, before the first block: the thread's name as a
-    ///   String); past that it blocks only in `ThreadWait.pause`, the wait on its rings
+    /// - Realtime: safe (everything is allocated before the loop; it blocks only in
+    ///   `ThreadWait.pause`, the wait on its rings)
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: RenderBuffers,
                                    latency: Int, tailLimit: Int, silenceRun: Int) {
-        // The thread's name goes into the report (it proves the naming); read
-        // once here, before the first block.
-        shared.threadName = RealtimeThread.currentName
+        // The thread's name goes into the report (it proves the naming).
+        RealtimeThread.copyCurrentName(into: shared.threadNameBytes)
         let inChannels = buffers.input.channelCount, outChannels = buffers.output.channelCount
         let block = buffers.input.capacity
         let inBuffer = buffers.input, outBuffer = buffers.output

@@ -270,8 +270,14 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         var writeError: Error?       // written by the writer before writerDone
         var blocks = 0               // written by the render thread before renderDone
         var renderNanos: UInt64 = 0
-        var threadName = ""
-        init(capacity: Int) { ring = SampleRing(capacity: capacity) }
+        /// The render thread's name, copied there without allocating; read after it ends.
+        let threadNameBytes = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 32)
+        var threadName: String { String(cString: threadNameBytes.baseAddress!) }
+        init(capacity: Int) {
+            ring = SampleRing(capacity: capacity)
+            threadNameBytes.initialize(repeating: 0)
+        }
+        deinit { threadNameBytes.deallocate() }
     }
 
     /// The render thread's output buffers, allocated before it starts.
@@ -289,11 +295,12 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// The audio-render thread.
     /// - Thread: audio
-    /// - Realtime: unsafe (allocates once, before the first block: the thread's name as a
-    ///   String); past that it blocks only in `ThreadWait.pause`, the wait on its ring
+    /// - Realtime: safe (everything is allocated before the loop; it blocks only in
+    ///   `ThreadWait.pause`, the wait on its ring)
     private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: Buffers, latency: Int,
                                    songFrames: Int, tailLimit: Int, silenceRun: Int) {
-        shared.threadName = RealtimeThread.currentName
+        // The thread's name goes into the report (it proves the naming).
+        RealtimeThread.copyCurrentName(into: shared.threadNameBytes)
         let planar = buffers.planar, interleaved = buffers.interleaved
         let channels = planar.channelCount, block = planar.capacity
         let silence: Float = 3.2e-5   // −90 dBFS
