@@ -85,11 +85,6 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         public var stallMilliseconds = 500
         /// Stop by itself after this many frames (tests, benchmarks).
         public var stopAfterFrames: Int?
-        /// Runs first thing on the render thread, before the devices start
-        /// (tests use it to make that thread count its heap allocations).
-        /// - Thread: audio
-        /// - Realtime: unsafe (it may allocate: it runs once, before the devices start)
-        public var renderThreadStarted: (@Sendable () -> Void)?
         /// The libasound calls; replace entries to inject faults.
         public var calls: PCMCalls = .live
         /// Where to look for the process holding a busy device (`-EBUSY` at
@@ -226,9 +221,7 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         renderLoop.resetForRun()
         let loop = renderLoop
         let priority = options.realtimePriority
-        let started = options.renderThreadStarted
         thread = RealtimeThread(name: RealtimeThread.renderThreadName) {
-            started?()
             loop.run(engine: engine, priority: priority)
         }
         // The handshake: the thread publishes .running or .failedToStart.

@@ -2,10 +2,10 @@ import CALSA
 
 /// The libasound calls the driver makes on a PCM, as a table of swappable
 /// functions, after swift-system's `Mocking.swift`: the default `live` table
-/// calls libasound; a test or the fault-injecting driver copies it
-/// and replaces any entry to fail with any error at any point — open,
-/// hardware/software parameter commit, prepare, start, read, write, recover,
-/// resume, drop, drain, close.
+/// calls libasound; a test copies it and replaces any entry to fail with any
+/// error at any point — open, hardware/software parameter commit, prepare,
+/// start, read, write, recover, resume, drop, drain, close — or to watch the
+/// render thread make the call.
 ///
 /// The table covers every call that acts on a device. The `snd_pcm_hw_params_set_*`
 /// refinements only narrow a local parameter object and are called directly;

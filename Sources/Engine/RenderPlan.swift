@@ -71,11 +71,7 @@ public final class RenderPlan: @unchecked Sendable {
         steps.deinitialize(count: stepCount)
         steps.deallocate()
         for node in nodes { node.planReferences.value -= 1 }
-        RenderPlan.deinitHook?()
     }
-
-    /// Called from every plan's deinit; tests use it to see which thread frees plans.
-    nonisolated(unsafe) public static var deinitHook: (() -> Void)?
 
     /// Renders one block of at most `spec.maximumBlockSize` frames: copies
     /// `input` into the graph's input node, runs every step, and copies the

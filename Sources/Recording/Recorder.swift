@@ -35,10 +35,9 @@ public final class Recorder: @unchecked Sendable {
         public var frameLimit: Int?
         /// Leave the tap's switch alone: another recorder on the same switch starts the take.
         public var startsTake = true
-        /// Test hook: runs on the writer thread before each chunk is written (a slow disk).
-        public var beforeEachWrite: (@Sendable () -> Void)?
-        /// Test hook: the file takes this many frames, then every write fails as on a full disk.
-        public var failAfterFrames: Int?
+        /// The libsndfile and POSIX calls the writer thread makes on the file;
+        /// replace entries to make the disk slow or fail.
+        public var calls: SoundFileCalls = .live
         public init() {}
     }
 
@@ -229,7 +228,12 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: Writer thread
 
+    /// The body of the `rec-writer` thread: drains the tap into the file
+    /// through `options.calls` until `stop()`, then finalizes the file.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O, allocates, sleeps).
     private func writeLoop(_ file: OpenFile) {
+        let calls = options.calls
         let ch = channelCount
         let chunkFrames = options.chunkFrames
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
@@ -250,17 +254,14 @@ public final class Recorder: @unchecked Sendable {
         let canUpdateHeader = format.isWAV
 
         /// Writes `n` frames from `p`; false (and `failure` set) when the write failed.
+        /// - Thread: writer.
+        /// - Realtime: unsafe (file I/O).
         func put(_ p: UnsafePointer<Float>, _ n: Int) -> Bool {
-            options.beforeEachWrite?()
-            var allowed = n
-            if let limit = options.failAfterFrames { allowed = min(n, max(0, limit - fileFrames)) }
-            let done = allowed > 0 ? Int(sf_writef_float(file.handle, p, sf_count_t(allowed))) : 0
+            let done = Int(calls.writeFrames(file.handle, p, sf_count_t(n)))
             fileFrames += done
             framesWritten.store(fileFrames, ordering: .releasing)
             if done < n {
-                let reason = options.failAfterFrames != nil && done == allowed
-                    ? "No space left on device (injected)"
-                    : SoundFileErrorText.clean(String(cString: sf_strerror(file.handle)))
+                let reason = SoundFileErrorText.clean(String(cString: calls.errorText(file.handle)))
                 fail(.writeFailed(path: path, reason: reason))
                 return false
             }
@@ -322,11 +323,11 @@ public final class Recorder: @unchecked Sendable {
             }
             let t = Self.now()
             if canUpdateHeader && failure == nil && t - lastHeader >= options.headerUpdateSeconds {
-                _ = sf_command(file.handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+                _ = calls.updateHeader(file.handle)
                 lastHeader = t
             }
             if t - lastSync >= options.syncSeconds {
-                _ = fdatasync(file.fd)
+                _ = calls.syncData(file.fd)
                 lastSync = t
             }
             if let midiPath = options.midiPath, midi.count != midiWritten, t - lastMIDI >= 2 {
@@ -347,13 +348,13 @@ public final class Recorder: @unchecked Sendable {
         }
         while let event = tap.midiQueue?.pop() { midi.append(event) }
         if tap.droppedMIDIEvents > 0 { log.droppedMIDI(tap.droppedMIDIEvents) }
-        if canUpdateHeader { _ = sf_command(file.handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
-        let closeResult = sf_close(file.handle)
+        if canUpdateHeader { _ = calls.updateHeader(file.handle) }
+        let closeResult = calls.closeSoundFile(file.handle)
         if closeResult != 0 && failure == nil {
-            fail(.writeFailed(path: path, reason: String(cString: sf_error_number(closeResult))))
+            fail(.writeFailed(path: path, reason: String(cString: calls.errorCodeText(closeResult))))
         }
-        _ = fsync(file.fd)
-        close(file.fd)
+        _ = calls.sync(file.fd)
+        _ = calls.closeDescriptor(file.fd)
         if failure != nil && format.isWAV {
             // Everything before the failed write stays valid: whole frames, sizes that match.
             if let repaired = try? WAVRepair.repair(path: path) {

@@ -247,3 +247,21 @@ final class CallCounter: Sendable {
     /// Increments and returns the new value.
     func next() -> Int { count.add(1, ordering: .relaxed).newValue }
 }
+
+extension PCMCalls {
+    /// This table with `body` run on the audio-render thread as it starts the
+    /// devices: before each `snd_pcm_prepare` (capture, then playback), which
+    /// only the render loop calls, and before anything is rendered. Tests
+    /// switch the render thread's allocation counter on there.
+    /// - Thread: audio.
+    /// - Realtime: as `body` (tests allocate there on purpose: the devices have not started).
+    func withRenderThreadStart(_ body: @escaping @Sendable () -> Void) -> PCMCalls {
+        var calls = self
+        let prepare = calls.prepare
+        calls.prepare = { pcm in
+            body()
+            return prepare(pcm)
+        }
+        return calls
+    }
+}

@@ -36,7 +36,7 @@ final class JackDuplexTests: XCTestCase {
     func testTwoSecondsAt64FramePeriodsKeepUpWithoutAllocations() throws {
         var o = try options()
         o.stopAfterFrames = 2 * 48000
-        o.renderThreadStarted = { busker_allocation_counting_begin() }
+        o.calls = PCMCalls.live.withRenderThreadStart { busker_allocation_counting_begin() }
         let driver = try DuplexDriver(options: o)
         print("virtual sound card granted: \(driver.granted)")
         XCTAssertEqual(driver.granted.sampleRate, 48000)

@@ -26,10 +26,10 @@ final class LiveRenderAllocationTests: XCTestCase {
         options.realtimePriority = nil
         options.lockMemory = false
         options.stopAfterFrames = 48000 * 30
-        // Negative control built in: the hook allocates once after counting
-        // begins, so a counter that never switched on for this thread shows.
+        // Negative control built in: the render thread allocates as it starts,
+        // after counting begins, so a counter that never switched on for it shows.
         let probe = AllocationProbe()
-        options.renderThreadStarted = {
+        options.calls = PCMCalls.live.withRenderThreadStart {
             busker_allocation_counting_begin()
             probe.allocateOnce()
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
@@ -86,7 +86,7 @@ final class LiveRenderAllocationTests: XCTestCase {
         options.lockMemory = false
         options.stopAfterFrames = 48000 * 30
         let probe = AllocationProbe()
-        options.renderThreadStarted = {
+        options.calls = PCMCalls.live.withRenderThreadStart {
             busker_allocation_counting_begin()
             probe.allocateOnce()
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)

@@ -36,7 +36,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
         o.periodFrames = 64
         o.periodCount = 2
         o.stopAfterFrames = 2 * 48000
-        o.renderThreadStarted = { busker_allocation_counting_begin() }
+        o.calls = PCMCalls.live.withRenderThreadStart { busker_allocation_counting_begin() }
         let driver = try DuplexDriver(options: o)
         print("virtual sound card granted, playback only: \(driver.granted)")
         XCTAssertTrue(driver.granted.isPlaybackOnly)
@@ -100,7 +100,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
         o.periodFrames = 128
         o.periodCount = 2
         o.stopAfterFrames = 4 * 48000
-        o.renderThreadStarted = { busker_allocation_counting_begin() }
+        o.calls = PCMCalls.live.withRenderThreadStart { busker_allocation_counting_begin() }
         let driver = try DuplexDriver(options: o)
         let rate = Double(driver.granted.sampleRate)
         let port = MIDIInputPort(name: "test keyboard")

@@ -234,6 +234,10 @@ final class GraphTests: XCTestCase {
     /// must run on without a gap: no block lost or repeated across swaps. Every
     /// retired plan must be freed, and none on the audio thread; the audio
     /// thread must not allocate or free at all while swapping.
+    ///
+    /// Each plan has a pass node of its own that only the plan holds (the graph
+    /// that built it is gone): the node is freed with the plan, on the thread
+    /// that frees the plan, and its deinit records that thread.
     func testInstallingThousandPlansWhileRenderingLosesNothingAndFreesOffTheAudioThread() throws {
         let frames = 64
         let installs = 1000
@@ -241,12 +245,6 @@ final class GraphTests: XCTestCase {
         let engine = RenderEngine()
 
         let deinits = DeinitRecorder()
-        let savedHook = RenderPlan.deinitHook
-        RenderPlan.deinitHook = {
-            let onAudioThread = RealtimeThread.currentName == RealtimeThread.renderThreadName
-            deinits.record(onAudioThread: onAudioThread)
-        }
-        defer { RenderPlan.deinitHook = savedHook }
 
         var weakPlans: [WeakPlan] = []
         func makePlan(_ k: Int) throws -> RenderPlan {
@@ -254,13 +252,13 @@ final class GraphTests: XCTestCase {
             let c = graph.add(counter)
             if k % 2 == 0 {
                 // Shape A: counter → pass → output.
-                let pass = graph.add(PassNode(name: "pass-\(k)"))
+                let pass = graph.add(PlanOwnedPass(name: "pass-\(k)", deinits: deinits))
                 try graph.connect(c, to: pass)
                 graph.output = pass
             } else {
                 // Shape B: counter + silent capture → mix → pass → output.
                 let mix = graph.add(TwoBusSumNode(name: "mix-\(k)"))
-                let pass = graph.add(PassNode(name: "pass-\(k)"))
+                let pass = graph.add(PlanOwnedPass(name: "pass-\(k)", deinits: deinits))
                 try graph.connect(c, to: mix, bus: 0)
                 try graph.connect(graph.input, to: mix, bus: 1)
                 try graph.connect(mix, to: pass)
@@ -343,7 +341,7 @@ final class GraphTests: XCTestCase {
         engine.releaseAll()
         XCTAssertEqual(weakPlans.count, installs + 1)
         XCTAssertEqual(weakPlans.filter { $0.plan != nil }.count, 0, "every plan was freed")
-        XCTAssertEqual(deinits.total.load(ordering: .relaxed), installs + 1, "deinit hook saw every plan")
+        XCTAssertEqual(deinits.total.load(ordering: .relaxed), installs + 1, "every plan's own node was freed with it")
         XCTAssertEqual(deinits.onAudioThread.load(ordering: .relaxed), 0, "no plan was freed on the audio-render thread")
     }
 
@@ -402,6 +400,23 @@ private final class PassNode: AudioNode {
     var marker = 0
     override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) { allocateCount += 1 }
     override func reset() { marker = 0 }
+    override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        output.copy(from: inputs[0])
+    }
+}
+
+/// Copies its input, like `PassNode`; held only by the plan it is compiled
+/// into, it is freed with that plan and records whether that happened on the
+/// audio-render thread.
+private final class PlanOwnedPass: AudioNode {
+    private let deinits: DeinitRecorder
+    init(name: String, deinits: DeinitRecorder) {
+        self.deinits = deinits
+        super.init(name: name)
+    }
+    /// - Thread: any (the thread that frees the last plan holding the node).
+    /// - Realtime: unsafe (reads the thread's name).
+    deinit { deinits.record(onAudioThread: RealtimeThread.currentName == RealtimeThread.renderThreadName) }
     override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         output.copy(from: inputs[0])
     }

@@ -51,7 +51,7 @@ final class RecordingAllocationTests: XCTestCase {
         let (engine, tap, _) = try makeEngine(ringSeconds: 0.01)
         let gate = DispatchSemaphore(value: 0)
         var options = Recorder.Options()
-        options.beforeEachWrite = { gate.wait(); gate.signal() }
+        options.calls = .slowDisk(gate: gate)
         let recorder = try Recorder.start(tap: tap, path: folder + "/slow.wav", format: .wav16, sampleRate: 48000, options: options)
         assertNoAllocationsOnRenderThread(engine: engine, blocks: 3000, frames: 64, inputChannels: 2, outputChannels: 2)
         gate.signal()

@@ -109,7 +109,7 @@ final class RecordingCaptureTests: XCTestCase {
         try writeFloatWAV(signal, channels: 2, to: input)
         let gate = DispatchSemaphore(value: 0)
         var options = Recorder.Options()
-        options.beforeEachWrite = { gate.wait(); gate.signal() }
+        options.calls = .slowDisk(gate: gate)
         // The smallest ring: 4096 frames.
         let (report, takeReport) = try record(input: input, output: output, take: take, format: .wavFloat, block: 256,
                                               options: options, ringSeconds: 0.01, afterRun: { gate.signal() })
@@ -150,7 +150,7 @@ final class RecordingCaptureTests: XCTestCase {
         let input = folder + "/in.wav", output = folder + "/out.wav", take = folder + "/full.wav"
         try writeFloatWAV(signal, channels: 2, to: input)
         var options = Recorder.Options()
-        options.failAfterFrames = 48_000 + 100
+        options.calls = .fullDisk(afterFrames: 48_000 + 100)
         let (report, takeReport) = try record(input: input, output: output, take: take, format: .wav24, block: 512, options: options)
         XCTAssertGreaterThan(report.outputFrames, Int64(frames), "the audio went on to the end (and its tail)")
         XCTAssertEqual(try readSoundFile(output).frames, Int(report.outputFrames))

@@ -10,7 +10,7 @@ final class TakeGroupTests: XCTestCase {
     override func setUpWithError() throws { folder = try makeTemporaryFolder("group") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
 
-    /// One file of the take hits a full disk after 128 frames (the test hook);
+    /// One file of the take hits a full disk after 128 frames (its call table);
     /// the group reports that one as failed, and once stopped the other
     /// file's report says its take ended because of it.
     func testAFailedFileEndsTheWholeTakeAndTheOthersSaySo() throws {
@@ -27,7 +27,7 @@ final class TakeGroupTests: XCTestCase {
             engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48000, maximumBlockSize: 64)))
             var stemOptions = Recorder.Options(), masterOptions = Recorder.Options()
             stemOptions.startsTake = false
-            if stemFails { stemOptions.failAfterFrames = 128 } else { masterOptions.failAfterFrames = 128 }
+            if stemFails { stemOptions.calls = .fullDisk(afterFrames: 128) } else { masterOptions.calls = .fullDisk(afterFrames: 128) }
             let stem = try Recorder.start(tap: stemTap, path: folder + "/take-\(stemFails)-mic.wav", format: .wav16, sampleRate: 48000, options: stemOptions)
             let master = try Recorder.start(tap: masterTap, path: folder + "/take-\(stemFails).wav", format: .wav16, sampleRate: 48000, options: masterOptions)
             let group = TakeGroup(master: master, stems: [stem])
