@@ -3,7 +3,7 @@
 /// events; the sessions carry out the effects. Nothing here touches a
 /// device, a clock or a file, so every (state, event) pair is tested as a table.
 ///
-/// The policies it encodes (design notes, section 5):
+/// The policies it encodes:
 /// - The output lost: stop at once, end every note, finalize the recording,
 ///   say so; never fall back to another output. With `--reconnect`, wait for
 ///   the *same* route instead of exiting (exit status 1 otherwise).
