@@ -101,10 +101,11 @@ public struct EmergencyGainCriteria: Sendable, Equatable {
     /// 9.7 kHz at 48 kHz, is one tone: at the ceiling its RMS is over `loudDB`.)
     public var pinnedTonalFraction: Float = 0.5
     /// A pinned stretch survives this many hops in a row off the ceiling (53 ms at 48 kHz), so an
-    /// xrun's dropout in a loop at the ceiling does not start its `pinnedSeconds` over. With 2,
-    /// the virtual sound card's loop on a loaded machine (13–117 xruns in 30 s, `HowlLoopJackTests`)
-    /// stayed near the ceiling for up to 9 s; with 5 it was off it within 2–4 s in four runs.
-    /// Speech keeps longer gaps: driven 6 dB past full scale it gets no step (`HowlGuardRecoveryTests`).
+    /// xrun's dropout in a loop at the ceiling does not start its `pinnedSeconds` over. On a loaded
+    /// machine (13–117 xruns in 30 s) the virtual sound card's loop (`HowlLoopJackTests`) stays near
+    /// the ceiling for 6–9 s with no gap allowed, up to 9 s with 2, and is off it within 2–4 s with 5
+    /// (four runs). Speech keeps longer gaps: driven 6 dB past full scale it gets no step
+    /// (`HowlGuardRecoveryTests`).
     public var pinnedGapHops: Int = 5
 
     // MARK: Notches

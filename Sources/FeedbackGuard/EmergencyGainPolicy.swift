@@ -29,7 +29,8 @@
 /// `holdSeconds` without a step the gain comes back at `releaseDBPerSecond`, down to the floor;
 /// after `floorHoldSeconds` the floor itself fades at `floorReleaseDBPerSecond`.
 ///
-/// - Thread: audio (`update`, `switchedOff`, `reset`, `needsTonalFraction`); made on the control thread.
+/// - Thread: made on the control thread; `update`, `switchedOff`, `reset` and `needsTonalFraction`
+///   run on the audio thread.
 /// - Realtime: safe. A plain value: no allocation, no locks, no references.
 public struct EmergencyGainPolicy: Sendable {
     /// What the guard saw in one analysis hop.
@@ -54,6 +55,8 @@ public struct EmergencyGainPolicy: Sendable {
         /// tests still run and their state moves, but nothing steps.
         public var mayStep: Bool
 
+        /// - Thread: any (the guard makes one per hop on the audio thread).
+        /// - Realtime: safe.
         public init(now: Int, levelDB: Float, peakDB: Float, detected: Bool = false, notchesPlaced: Int = 0,
                     notchesExhausted: Bool = false, tonalFraction: Float = 0, mayStep: Bool = true) {
             self.now = now
@@ -71,6 +74,8 @@ public struct EmergencyGainPolicy: Sendable {
     /// initialised on first use, behind a lock, which the audio thread must not meet.)
     public struct Triggers: OptionSet, Sendable {
         public let rawValue: UInt8
+        /// - Thread: any.
+        /// - Realtime: safe.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// The notches could do no more for a howl the detector found.
@@ -137,7 +142,8 @@ public struct EmergencyGainPolicy: Sendable {
     private var burstTimes = InlineArray<16, Int>(repeating: Int.min / 2)
     private var burstNext = 0
 
-    /// - Realtime: safe; made on the control thread (the guard's `init` and `allocate`).
+    /// - Thread: control (the guard's `init` and `allocate`).
+    /// - Realtime: safe.
     public init(criteria: EmergencyGainCriteria = EmergencyGainCriteria(), sampleRate: Double, hopSize: Int) {
         precondition(criteria.notchBurst >= 1 && criteria.notchBurst <= EmergencyGainPolicy.maximumNotchBurst,
                      "notchBurst must be 1…\(EmergencyGainPolicy.maximumNotchBurst)")

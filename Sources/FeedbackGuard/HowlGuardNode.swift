@@ -79,6 +79,8 @@ public final class HowlGuardNode: AudioNode {
     ///   - criteria: the detector's thresholds.
     ///   - emergencyCriteria: the emergency gain's tunables.
     ///   - slotCount: notches available (at least 8).
+    /// - Thread: control.
+    /// - Realtime: unsafe (allocates).
     public init(name: String = "howl guard", criteria: HowlCriteria = HowlCriteria(),
                 emergencyCriteria: EmergencyGainCriteria = EmergencyGainCriteria(), slotCount: Int = NotchBank.defaultSlotCount) {
         self.criteria = criteria
@@ -101,9 +103,12 @@ public final class HowlGuardNode: AudioNode {
         mono.deallocate()
     }
 
+    // MARK: Any thread
+
     /// On (the default) or bypassed. Switched off, the notches and the emergency gain release within
     /// about 50 ms before the input passes untouched; switched back on after that, the guard starts clean.
-    /// - Realtime: safe (an atomic), any thread.
+    /// - Thread: any.
+    /// - Realtime: safe (an atomic).
     public var isEnabled: Bool {
         get { enabledFlag.load(ordering: .relaxed) }
         set { enabledFlag.store(newValue, ordering: .relaxed) }
@@ -111,13 +116,18 @@ public final class HowlGuardNode: AudioNode {
 
     /// Whether the last-resort gain reduction may act (the ASG benchmark
     /// measures the notches alone with it off).
-    /// - Realtime: safe (an atomic), any thread.
+    /// - Thread: any.
+    /// - Realtime: safe (an atomic).
     public var emergencyGainEnabled: Bool {
         get { emergencyFlag.load(ordering: .relaxed) }
         set { emergencyFlag.store(newValue, ordering: .relaxed) }
     }
 
-    /// - Realtime: unsafe (allocates). Control thread only.
+    // MARK: Control thread
+
+    /// Makes the detector, the notch bank and the emergency gain policy for `spec`'s rate.
+    /// - Thread: control (`prepare`, while no running plan holds the node).
+    /// - Realtime: unsafe (allocates).
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
         detector = HowlDetector(sampleRate: spec.sampleRate, criteria: criteria)
         let bank = NotchBank(slotCount: slotCount, channelCount: max(1, outputChannelCount), sampleRate: spec.sampleRate)
@@ -135,7 +145,32 @@ public final class HowlGuardNode: AudioNode {
         _ = powf(10, -1) + log10f(2)
     }
 
+    /// What the guard is doing now.
+    /// - Thread: control.
+    /// - Realtime: unsafe (builds an array).
+    public func status() -> HowlGuardStatus {
+        var list: [HowlGuardStatus.Notch] = []
+        for i in 0..<slotCount {
+            let bits = notchBits[i].load(ordering: .relaxed)
+            let depth = Float(bitPattern: UInt32(truncatingIfNeeded: bits))
+            if depth > 0 {
+                list.append(.init(frequency: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), depthDB: depth))
+            }
+        }
+        list.sort { $0.frequency < $1.frequency }
+        let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
+        let reduction = Float(bitPattern: reductionBits.load(ordering: .relaxed))
+        let recent = Double(publishedTime.load(ordering: .relaxed) - lastDetection.load(ordering: .relaxed)) < HowlGuardNode.warningSeconds * rate
+        let first = firstDetection.load(ordering: .relaxed)
+        return HowlGuardStatus(enabled: isEnabled, feedbackWarning: isEnabled && (recent || reduction > 0), notches: list,
+                               gainReductionDB: reduction, detectionCount: detectionCounter.load(ordering: .relaxed),
+                               firstDetectionFrame: first >= 0 ? first : nil)
+    }
+
+    // MARK: Audio thread
+
     /// Forgets every howl and notch and lifts the emergency gain.
+    /// - Thread: audio (and control, in `prepare`, before the node renders).
     /// - Realtime: safe.
     public override func reset() {
         detector.reset()
@@ -153,6 +188,7 @@ public final class HowlGuardNode: AudioNode {
     }
 
     /// Copies input bus 0 to `output`, notches it, watches it and applies the emergency gain.
+    /// - Thread: audio.
     /// - Realtime: safe. Preallocated buffers, arithmetic, one FFT per hop, relaxed atomics.
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
@@ -238,6 +274,7 @@ public final class HowlGuardNode: AudioNode {
 
     /// Acts on the detector's findings: places or deepens the notches, asks the emergency
     /// gain policy about this hop, sets the gain's ramp and publishes the state. Once per hop.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func respond() {
         if !enabledFlag.load(ordering: .relaxed) {
@@ -277,6 +314,7 @@ public final class HowlGuardNode: AudioNode {
     }
 
     /// |x| for four samples from `p` (the sign bit cleared).
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private static func magnitudes(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
@@ -285,6 +323,7 @@ public final class HowlGuardNode: AudioNode {
     }
 
     /// The larger of `a` and `b` per lane (a select: `pointwiseMax` is a generic call).
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private static func larger(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
@@ -292,6 +331,7 @@ public final class HowlGuardNode: AudioNode {
     }
 
     /// Sets the gain to ramp, sample by sample over the next hop, to the one the policy's reduction asks for.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func rampGain() {
         let reductionDB = emergency.reductionDB
@@ -301,6 +341,7 @@ public final class HowlGuardNode: AudioNode {
     }
 
     /// Stores the notch bank's state and the gain reduction for `status()`.
+    /// - Thread: audio.
     /// - Realtime: safe (relaxed atomic stores).
     private func publish() {
         for i in 0..<slotCount {
@@ -310,26 +351,5 @@ public final class HowlGuardNode: AudioNode {
         }
         reductionBits.store(emergency.reductionDB.bitPattern, ordering: .relaxed)
         publishedTime.store(now, ordering: .relaxed)
-    }
-
-    /// What the guard is doing now.
-    /// - Realtime: unsafe (builds an array). Control thread.
-    public func status() -> HowlGuardStatus {
-        var list: [HowlGuardStatus.Notch] = []
-        for i in 0..<slotCount {
-            let bits = notchBits[i].load(ordering: .relaxed)
-            let depth = Float(bitPattern: UInt32(truncatingIfNeeded: bits))
-            if depth > 0 {
-                list.append(.init(frequency: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), depthDB: depth))
-            }
-        }
-        list.sort { $0.frequency < $1.frequency }
-        let rate = Double(bitPattern: rateBits.load(ordering: .relaxed))
-        let reduction = Float(bitPattern: reductionBits.load(ordering: .relaxed))
-        let recent = Double(publishedTime.load(ordering: .relaxed) - lastDetection.load(ordering: .relaxed)) < HowlGuardNode.warningSeconds * rate
-        let first = firstDetection.load(ordering: .relaxed)
-        return HowlGuardStatus(enabled: isEnabled, feedbackWarning: isEnabled && (recent || reduction > 0), notches: list,
-                               gainReductionDB: reduction, detectionCount: detectionCounter.load(ordering: .relaxed),
-                               firstDetectionFrame: first >= 0 ? first : nil)
     }
 }
