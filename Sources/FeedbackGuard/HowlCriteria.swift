@@ -24,9 +24,9 @@
 /// so a bin is 21–23 Hz wide at every rate.
 ///
 /// The hop is 512 samples (10.7 ms at 48 kHz), a quarter of the 2048-sample frame: the
-/// usual 75 % overlap for a Hann window. Halving it to 256 found no howl sooner in the
+/// usual 75 % overlap for a Hann window. A 256-sample hop finds no howl sooner in the
 /// simulator (`busker bench --howl`: the same added stable gain, the same catch times
-/// within a hop) and cost twice the analysis, most of the voice chain's time.
+/// within a hop) and costs twice the analysis, most of the voice chain's time.
 public struct HowlCriteria: Sendable, Equatable {
     /// Analysis frame and hop, in samples (2048 and 512 at 48 kHz: 23 Hz bins, a frame every 10.7 ms;
     /// the frame is taken from the signal decimated to 24 kHz, 1024 samples there).
@@ -41,11 +41,9 @@ public struct HowlCriteria: Sendable, Equatable {
     public var highestFrequency: Float = 16_000
     /// PTPR: the absolute level a peak must reach, in dB.
     public var thresholdDB: Float = -60
-    /// PAPR, PNPR and PHPR minima, in dB. PAPR is 13 dB over the mean of a band that ends at
-    /// 9.7 kHz (the decimator's passband at 48 kHz); it was 15 dB over a band to 16 kHz, whose top
-    /// third holds little of a room's or a voice's energy, so the mean there read about 2 dB lower.
-    /// At 15 dB over the narrower band a second howl in the seed-21 room grew to −13.5 dBFS before
-    /// it was found (`busker bench --howl`); at 13 dB it peaks at −21 dBFS, as before.
+    /// PAPR, PNPR and PHPR minima, in dB. PAPR is over the mean of the band searched (up to 9.7 kHz
+    /// at 48 kHz, the decimator's passband). At 15 dB a second howl in the seed-21 room grows to
+    /// −13.5 dBFS before it is found; at 13 dB the guarded peak there is −21 dBFS (`busker bench --howl`).
     public var minimumPAPR: Float = 13
     public var minimumPNPR: Float = 15
     public var minimumPHPR: Float = 12

@@ -16,6 +16,8 @@ public struct HowlDetection: Sendable, Equatable {
     public var slopeDB: Float
     public var reason: Reason
 
+    /// - Thread: any (the detector makes them on the audio thread).
+    /// - Realtime: safe.
     public init(frequency: Float, levelDB: Float, slopeDB: Float, reason: Reason) {
         self.frequency = frequency
         self.levelDB = levelDB

@@ -12,13 +12,16 @@ import Darwin
 /// follows them from frame to frame, and reports those that grow steadily,
 /// or that sit loud and perfectly still, as howls.
 ///
-/// Everything is sized at init; `push` and `analyze` touch only preallocated
+/// Everything is sized at init; `push` and `analyzeIfDue` touch only preallocated
 /// memory. The results of an analysis are in `detections[0..<detectionCount]`
 /// until the next one.
 ///
-/// - Realtime: `init` allocates (control thread); `push`, `analyzeIfDue` and `reset` are safe
-///   (checked by the allocation tests: the compiler's `@_noLocks` check counts the
-///   reference counting of a class's own members as possible locking).
+/// - Thread: `init` on the control thread; everything else on the audio thread (the guard's
+///   `allocate` also runs `push`, `analyzeIfDue` and `reset` once on the control thread, before
+///   rendering, to warm them up).
+/// - Realtime: `init` allocates; the rest is safe (checked by the allocation tests: the
+///   compiler's `@_noLocks` check counts the reference counting of a class's own members as
+///   possible locking).
 public final class HowlDetector {
     public let criteria: HowlCriteria
     public let sampleRate: Double
@@ -78,7 +81,7 @@ public final class HowlDetector {
     private let highBin: Int
     /// The lowest bin of the spectrum's mean for PAPR: bin 4 (86–94 Hz) or the band's bottom if higher.
     /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar (taken from
-    /// bin 3 it cost the seed-1234 room in the simulator 1 dB of stable gain, `busker bench --howl`).
+    /// bin 3, the mean costs the seed-1234 room in the simulator 1 dB of stable gain, `busker bench --howl`).
     private let averageLowBin: Int
     /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
     /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
@@ -133,7 +136,8 @@ public final class HowlDetector {
     /// Analysis frames so far (since init or reset).
     public private(set) var framesAnalyzed = 0
 
-    /// - Realtime: unsafe (allocates). Control thread only.
+    /// - Thread: control.
+    /// - Realtime: unsafe (allocates).
     public init(sampleRate: Double, criteria: HowlCriteria = HowlCriteria()) {
         precondition(criteria.frameSize >= 64 && criteria.frameSize & (criteria.frameSize - 1) == 0)
         precondition(criteria.hopSize >= 1 && criteria.hopSize <= criteria.frameSize)
@@ -252,7 +256,10 @@ public final class HowlDetector {
         detections.deallocate()
     }
 
+    // MARK: Audio thread
+
     /// Forgets the signal and every followed peak.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * frameSize)
@@ -268,11 +275,13 @@ public final class HowlDetector {
     }
 
     /// Samples still to push before the next analysis is due.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     public var samplesUntilAnalysis: Int { criteria.hopSize - samplesSinceAnalysis }
 
     /// Appends one sample.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     public func push(_ sample: Float) {
@@ -282,6 +291,7 @@ public final class HowlDetector {
 
     /// Appends `count` samples (at most `samplesUntilAnalysis` of them, so no
     /// analysis is skipped): decimated, then copied in at most two contiguous runs.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func push(_ samples: UnsafePointer<Float>, count: Int) {
         samplesSinceAnalysis += count
@@ -308,6 +318,7 @@ public final class HowlDetector {
 
     /// Analyses the last frame when a hop is complete (else does nothing and
     /// returns false). Results in `detections[0..<detectionCount]`.
+    /// - Thread: audio.
     /// - Realtime: safe. One FFT, a pass over the bins, some log10 calls.
     public func analyzeIfDue() -> Bool {
         guard samplesSinceAnalysis >= criteria.hopSize else { return false }
@@ -337,6 +348,7 @@ public final class HowlDetector {
     /// energy times Σw² is under the threshold (with a margin far above the
     /// rounding) there can be no candidate. The energy comes from the per-hop
     /// sums `push` keeps, so a quiet frame costs no pass over its samples.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func computeSpectrum() -> Bool {
         var energy: Float = 0
@@ -396,6 +408,7 @@ public final class HowlDetector {
     }
 
     /// The windowed complex samples z[i…i+3] (real: x[2i…], imaginary: x[2i+1…]) of `frame`.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func windowed(_ frame: UnsafeMutablePointer<Float>, _ i: Int) -> (SIMD4<Float>, SIMD4<Float>) {
@@ -404,6 +417,7 @@ public final class HowlDetector {
     }
 
     /// Bin `k`'s power (0…frameSize/2), from the split when it is above the bins `computeSpectrum` filled.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func powerAt(_ k: Int) -> Float {
@@ -415,6 +429,7 @@ public final class HowlDetector {
     }
 
     /// Four floats from `p` (any alignment).
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
@@ -422,6 +437,7 @@ public final class HowlDetector {
     }
 
     /// One bin of the real spectrum from Z[a] and Z[b] (b = M − a, or 0 for bins 0 and M).
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func split(bin k: Int, a: Int, b: Int) {
@@ -434,6 +450,7 @@ public final class HowlDetector {
     }
 
     /// A bin's level in dB (relative to a full-scale sine).
+    /// - Thread: audio.
     /// - Realtime: safe (one log10f).
     @inline(__always)
     private func decibels(_ p: Float) -> Float { _unsafePerformance { 10 * log10f(p + 1e-20) } + calibrationDB }
@@ -441,6 +458,7 @@ public final class HowlDetector {
     /// The loudest local maxima in the band that pass PTPR, PAPR, PNPR and PHPR.
     /// The ratios are compared as powers (no logarithm per bin); only the
     /// peaks that pass get their levels in dB, for the interpolation.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func findCandidates() {
         candidateCount = 0
@@ -504,6 +522,7 @@ public final class HowlDetector {
     /// a frame too quiet to analyse. Computed on demand (a pass over the band with a neighbourhood
     /// per local maximum): the guard asks only when a loop may be pinned at the ceiling, to tell it
     /// from a loud noise or a distorted source driven into the limiter on purpose.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func tonalFraction() -> Float {
         guard spectrumValid, highBin >= lowBin else { return 0 }
@@ -541,6 +560,7 @@ public final class HowlDetector {
     }
 
     /// Keeps the `capacity` loudest peaks in `bins` and `levels` (`count` of them), loudest first.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func insert(bin: Float, level: Float, ratio: Float, into bins: UnsafeMutablePointer<Float>, _ levels: UnsafeMutablePointer<Float>,
@@ -569,21 +589,23 @@ public final class HowlDetector {
     /// track already followed (its level and frequency go into the history) but starts none, and a
     /// track is judged only in a frame where its peak passes every test. Where a second howl grows
     /// about as fast near a multiple of the howl's frequency, the lead of the one over the other
-    /// wavers about the PHPR bar from frame to frame: the seed-1234 room in the simulator (`busker bench --howl`) howls at 1205 Hz with a
-    /// second howl at 3.6 kHz, 10–14 dB under it, so the howl failed PHPR in 4 of the 6 frames the
-    /// fast growth rule reads; each failed frame broke its track or held back the count, and it was
-    /// caught 259 ms after the onset, 227 ms with this rule (as with PHPR off altogether).
+    /// wavers about the PHPR bar from frame to frame. The seed-1234 room in the simulator howls at
+    /// 1205 Hz with a second howl at 3.6 kHz, 10–14 dB under it, so the howl fails PHPR in 4 of the
+    /// 6 frames the fast growth rule reads. Carried on its track, it is caught 227 ms after the
+    /// onset, as with PHPR off altogether (`busker bench --howl`); if each such frame broke the
+    /// track or held back the count, it would be caught at 259 ms.
     ///
     /// A note starts tracks too: its fundamental sounds before its overtones build up (a held
-    /// FluidR3 flute note's stood 22 dB over them at its first frame, 10 dB seven frames later,
+    /// FluidR3 flute note's stands 22 dB over them at its first frame, 10 dB seven frames later,
     /// growing all the while). So a growth window that spans frames failing PHPR counts only if
     /// the peak's lead over its harmonics has held: PHPR in the deciding frame at least what it
-    /// was in the frame that started the track (`judge`). Without that, three flute notes passed
-    /// the fast or slow growth rule over such windows and missed a notch only because the deciding
-    /// frame happened to fail PHPR. The still-peak rules (creep, sustained) allow no two such
-    /// frames in a row (`mostlyHarmonicFree`), as before, when such a frame was a missed one and two
-    /// missed in a row ended the track: a held organ note is as still as a held howl, and its
-    /// overtones are what tell them apart.
+    /// was in the frame that started the track (`judge`). Without that test held FluidR3 flute
+    /// notes (`HowlFalseAlarmTests`) pass the fast or slow growth rule over such windows, and only a
+    /// deciding frame that happens to fail PHPR keeps them from a notch. The still-peak rules
+    /// (creep, sustained) allow no two such frames in a row (`mostlyHarmonicFree`), as strict as
+    /// the two missed frames that end a track: a held organ note is as still as a held howl, and
+    /// its overtones are what tell them apart.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func followCandidates() {
         let t = HowlDetector.trackCapacity
@@ -617,6 +639,7 @@ public final class HowlDetector {
     }
 
     /// The active track not yet matched this frame nearest to `bin`, within a bin, or −1.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func nearestTrack(to bin: Float) -> Int {
@@ -630,6 +653,7 @@ public final class HowlDetector {
     }
 
     /// Adds this frame's peak to track `i`'s history.
+    /// - Thread: audio.
     /// - Realtime: safe.
     @inline(__always)
     private func append(track i: Int, bin: Float, level: Float, ratio: Float, harmonicFree: Bool) {
@@ -645,6 +669,7 @@ public final class HowlDetector {
     }
 
     /// Whether track `i`'s peak passed PHPR in each of its last `k` frames.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func allHarmonicFree(track i: Int, frames k: Int) -> Bool {
         let h = historyLength, frames = trackFrames[i]
@@ -654,6 +679,7 @@ public final class HowlDetector {
 
     /// Whether track `i`'s peak passed PHPR in at least every other one of its last `k` frames
     /// (no two failures in a row).
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func mostlyHarmonicFree(track i: Int, frames k: Int) -> Bool {
         let h = historyLength, frames = trackFrames[i]
@@ -669,6 +695,7 @@ public final class HowlDetector {
     /// The least-squares line through the last `k` levels of track `i`: its
     /// slope (dB per frame), the RMS distance of the levels from it, and how
     /// many frame-to-frame steps rose.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func fit(track i: Int, frames k: Int) -> (slope: Float, deviation: Float, rising: Int) {
         let h = historyLength, frames = trackFrames[i]
@@ -693,6 +720,7 @@ public final class HowlDetector {
     }
 
     /// The RMS distance of track `i`'s last `k` bins from their mean.
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func binDeviation(track i: Int, frames k: Int) -> Float {
         let h = historyLength, frames = trackFrames[i]
@@ -711,14 +739,15 @@ public final class HowlDetector {
     /// `growthFrames`, or stood loud and still over the last `saturatedFrames`;
     /// a reported track starts its history over, so a howl that goes on
     /// growing is reported again `growthFrames` later (and the notch deepens).
+    /// - Thread: audio.
     /// - Realtime: safe.
     private func judge(track i: Int) {
         let c = criteria, h = historyLength
         // k frames hold k − 1 steps, and k − k/6 of them (rounded) must rise: at 48 kHz no fall in the
         // fast rule's 5 steps and one in the slow rule's 11; at 88.2/96 kHz, whose windows hold twice the
         // frames, one in 11 and three in 23. That strictness at 48 kHz is what keeps a held piano note and a
-        // steady test tone un-notched: allowing dips of 0.25 dB caught the seed-1234 room at 195 ms but
-        // notched both. More frames at a higher rate each rise less, hence a share rather than a count.
+        // steady test tone un-notched: allowing dips of 0.25 dB would catch the seed-1234 room at 195 ms
+        // but notch both. More frames at a higher rate each rise less, hence a share rather than a count.
         func fallsAllowed(_ k: Int) -> Int { Int((Float(k) / 6).rounded()) }
         let frames = trackFrames[i]
         let newest = (frames - 1) % h

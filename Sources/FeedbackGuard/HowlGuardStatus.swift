@@ -36,6 +36,8 @@ public struct HowlGuardStatus: Sendable, Equatable {
     }
 
     /// "FEEDBACK 750 Hz −18 dB, 2.5 kHz −12 dB, gain −6 dB" (or "notches …" once the warning is over), "" when quiet: for the status line and the screen.
+    /// - Thread: control.
+    /// - Realtime: unsafe (builds strings).
     public var summary: String {
         guard enabled else { return "howl guard off" }
         guard feedbackWarning || !notches.isEmpty else { return "" }

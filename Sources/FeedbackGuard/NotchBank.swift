@@ -5,16 +5,18 @@ import Engine
 /// frequency: each slot is an RBJ cookbook peaking biquad with negative
 /// gain (a notch of finite, adjustable depth), on every channel.
 ///
-/// Depth moves towards its target by at most `depthStepDB` per update (one
-/// update per analysis hop), so a notch opens or closes in steps too small
-/// to click. A slot whose howl has not come back for `holdSeconds` lets its
-/// depth fall by `releaseDBPerSecond`, and is free again at 0 dB. When every
-/// slot is taken, a new howl does not tear a live notch out (a step in the
-/// output, and its old howl back at once): the shallowest slot is released
-/// at `depthStepDB` per update and reused once it reaches 0 dB; meanwhile the
-/// bank says `.exhausted` so the guard's emergency gain covers.
+/// Depth moves towards its target by at most `depthStepDB` per update (the
+/// guard updates every `HowlGuardNode.notchStepSamples`), so a notch opens or
+/// closes in steps too small to click. A slot whose howl has not come back for
+/// `holdSeconds` lets its depth fall by `releaseDBPerSecond`, and is free again
+/// at 0 dB. When every slot is taken, a new howl does not tear a live notch
+/// out (a step in the output, and its old howl back at once): the shallowest
+/// slot is released at `depthStepDB` per update and reused once it reaches
+/// 0 dB; meanwhile the bank says `.exhausted` so the guard's emergency gain covers.
 ///
-/// - Realtime: `init` allocates (control thread); everything else is safe.
+/// - Thread: `init` and the tuning (`q`, depths, times) on the control thread, before the bank
+///   is handed to the audio thread; everything else on the audio thread.
+/// - Realtime: `init` allocates; everything else is safe.
 public final class NotchBank {
     public static var defaultSlotCount: Int { 12 }
 
@@ -44,7 +46,8 @@ public final class NotchBank {
     /// `slotCount × channelCount` filter states.
     private let states: UnsafeMutablePointer<BiquadState>
 
-    /// - Realtime: unsafe (allocates). Control thread only.
+    /// - Thread: control.
+    /// - Realtime: unsafe (allocates).
     public init(slotCount: Int = NotchBank.defaultSlotCount, channelCount: Int, sampleRate: Double) {
         self.slotCount = max(1, slotCount)
         self.channelCount = max(1, channelCount)
@@ -73,7 +76,21 @@ public final class NotchBank {
         states.deallocate()
     }
 
+    /// What `notch(frequency:at:)` did.
+    public enum Action: Equatable, Sendable {
+        /// A free (or the weakest) slot now notches the frequency.
+        case placed(slot: Int)
+        /// The slot already there goes deeper.
+        case deepened(slot: Int)
+        /// The slot there is already at full depth, or every slot is taken (the
+        /// shallowest, `slot`, is being released for later use): the notches cannot do more now.
+        case exhausted(slot: Int)
+    }
+
+    // MARK: Audio thread
+
     /// Frees every slot and clears the filters.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func reset() {
         for i in 0..<slotCount {
@@ -86,12 +103,14 @@ public final class NotchBank {
     }
 
     /// Lets every notch go: each depth falls `depthStepDB` per update to 0 dB (the guard switched off).
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func releaseAll() {
         for i in 0..<slotCount { targets[i] = 0 }
     }
 
     /// Slots in use (depth or target above 0).
+    /// - Thread: audio.
     /// - Realtime: safe.
     public var activeCount: Int {
         var n = 0
@@ -99,20 +118,10 @@ public final class NotchBank {
         return n
     }
 
-    /// What `notch(frequency:at:)` did.
-    public enum Action: Equatable, Sendable {
-        /// A free (or the weakest) slot now notches the frequency.
-        case placed(slot: Int)
-        /// The slot already there goes deeper.
-        case deepened(slot: Int)
-        /// The slot there is already at full depth, or every slot is taken (the
-        /// shallowest, `slot`, is being released for later use): the notches cannot do more now.
-        case exhausted(slot: Int)
-    }
-
     /// Notches `frequency` at sample time `now`: deepens the slot already
     /// within half a notch bandwidth of it, or takes a free slot; when all are
     /// taken, starts releasing the shallowest one and says `.exhausted`.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func notch(frequency: Float, at now: Int) -> Action {
         var nearest = -1
@@ -153,7 +162,8 @@ public final class NotchBank {
 
     /// Moves every applied depth a step towards its target, releases slots
     /// whose howl has been gone for `holdSeconds`, and recomputes the
-    /// coefficients of the slots that changed. Called once per hop.
+    /// coefficients of the slots that changed. The guard calls it every `HowlGuardNode.notchStepSamples`.
+    /// - Thread: audio.
     /// - Realtime: safe. Arithmetic and libm only.
     public func update(now: Int, elapsedSamples: Int) {
         let hold = Int(holdSeconds * sampleRate)
@@ -178,6 +188,7 @@ public final class NotchBank {
     }
 
     /// Filters `count` samples of each channel in place, starting at `offset`.
+    /// - Thread: audio.
     /// - Realtime: safe.
     public func process(_ block: AudioBlock, offset: Int, count: Int) {
         let channels = min(block.channelCount, channelCount)

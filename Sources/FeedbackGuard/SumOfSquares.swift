@@ -1,6 +1,7 @@
 /// Σx² over `count` samples, in four partial sums (one chain of dependent
 /// additions would be the slowest part of the loops that need it). The order
 /// is fixed by `count` alone, so the same samples always give the same sum.
+/// - Thread: any (the detector's `push` and the guard's `respond` run it on the audio thread).
 /// - Realtime: safe. Arithmetic only.
 @inline(__always)
 func sumOfSquares(_ samples: UnsafePointer<Float>, count: Int) -> Float {

@@ -107,8 +107,8 @@ final class HowlDetectorTests: XCTestCase {
         if let (time, d) = found.first {
             XCTAssertEqual(d.reason, .sustained)
             XCTAssertEqual(d.frequency, 660, accuracy: 2)
-            // Needs `saturatedFrames` (32) analyses of it, one every 256 samples.
-            XCTAssertGreaterThanOrEqual(time, 32 * 256 - 1)
+            // Needs `saturatedFrames` (16) analyses of it, one every hop (512 samples).
+            XCTAssertGreaterThanOrEqual(time, HowlCriteria().saturatedFrames * HowlCriteria().hopSize - 1)
         }
     }
 

@@ -2,7 +2,7 @@ import FeedbackGuard
 import Foundation
 import XCTest
 
-/// The burst rule: `HowlGuardNode.emergencyNotchBurst` (4) new notches
+/// The burst rule: `EmergencyGainCriteria.notchBurst` (4) new notches
 /// within a second mean a loop too loud everywhere, and the emergency gain
 /// steps even though no level test fires. Howls here are tones that grow at
 /// 100 dB/s from −75 dBFS and hold at −45 dBFS, far under the level tests'
@@ -37,7 +37,7 @@ final class HowlGuardBurstTests: XCTestCase {
         XCTAssertEqual(four.notches.max(), 4, "each howl notched")
         let first = four.notches.firstIndex { $0 >= 1 } ?? 0, fourth = four.notches.firstIndex { $0 >= 4 } ?? 0
         XCTAssertLessThan(fourth - first, 20, "four notches placed within a second")
-        XCTAssertEqual(four.reduction.max() ?? 0, HowlGuardNode.emergencyStepDB, "one emergency step")
+        XCTAssertEqual(four.reduction.max() ?? 0, EmergencyGainCriteria().stepDB, "one emergency step")
         // The step comes with the fourth notch, not before.
         XCTAssertEqual(four.reduction[..<fourth].max() ?? 0, 0)
 

@@ -74,7 +74,8 @@ final class HowlNotchBankTests: XCTestCase {
         for f in frequencies { _ = bank.notch(frequency: f, at: 0) }
         for f in frequencies.dropFirst() { _ = bank.notch(frequency: f, at: 0) }
         settle(bank, now: 0)
-        // A 500 Hz tone through the bank, one 256-sample hop at a time; the 13th howl comes at hop 10.
+        // A 500 Hz tone through the bank, one 256-sample notch step (`HowlGuardNode.notchStepSamples`) at a
+        // time; the 13th howl comes at step 10.
         let hop = 256, hops = 40
         let buffer = AudioBuffer(channelCount: 1, capacity: hop)
         var output: [Float] = []
