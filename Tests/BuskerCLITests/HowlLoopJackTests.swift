@@ -11,7 +11,7 @@ import XCTest
 /// The assertions are on the levels Busker prints in its status lines, not
 /// on timing. Durations: the bare loop reaches the limiter within
 /// milliseconds (each 2.7 ms round trip adds 4 dB), so 10 s of it pinned at
-/// the ceiling shows all there is; the guarded run lasts the 30 s,
+/// the ceiling shows all there is; the guarded run lasts 30 s,
 /// which is not padding: it covers the notches' 10 s hold and their release
 /// (12 dB at 1 dB/s), so the level is seen to stay down after they let go.
 final class HowlLoopJackTests: XCTestCase {

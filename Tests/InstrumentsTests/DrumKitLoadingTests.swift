@@ -125,7 +125,7 @@ final class DrumKitLoadingTests: XCTestCase {
 
     // MARK: The shipped kit
 
-    /// Sounds/kit loads with no problem and every pad of the issue: kick,
+    /// Sounds/kit loads with no problem and has every pad a kit needs: kick,
     /// snare, side stick, clap, three hi-hats, three toms, crash and ride,
     /// three velocity layers each, and every pad sounds, soft and hard.
     func testShippedKitLoadsWithEveryPad() throws {
