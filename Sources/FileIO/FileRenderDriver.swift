@@ -249,7 +249,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// channel count (returning the plan and its latency in frames), on
     /// `engine`, to the end. On failure the partial output file is removed
     /// and the error thrown.
-    /// - Thread: control (it waits, freeing the plans the audio thread retires)
+    /// - Thread: control (it waits for the three threads: the one plan is
+    ///   installed before they start, so none is retired meanwhile)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
     public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
         let (plan, latency) = try makePlan(reader.channelCount, processSpec)
@@ -258,10 +259,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         engine.install(plan)
         defer { engine.releaseAll() }
         try start(engine: engine)
-        while stopReason == nil {
-            engine.collectRetiredPlans()
-            ThreadWait.nap()
-        }
+        joinThreads()
         finish(timeoutMilliseconds: 0)
         close()
         if let failure { throw failure }

@@ -218,7 +218,9 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
                 progress(reported)
             }
             engine.collectRetiredPlans()
-            ThreadWait.nap()
+            // Progress and Ctrl-C need no finer grain; a tighter loop would
+            // take CPU time from the render and writer threads.
+            usleep(2000)
         }
         finish(timeoutMilliseconds: 0)
         close()
