@@ -71,27 +71,29 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     public static let defaultBlockSize = 1024
 
     public let options: Options
-    /// The engine `run(makePlan:)` renders on (`start(engine:)` takes any).
-    public let engine = RenderEngine()
-    /// Channels of the output file. `run(makePlan:)` sets it from the plan;
-    /// set it before `start(engine:)` otherwise (default 2).
+    /// Channels of the output file: the plan's output is adapted to them, as a
+    /// device's channels are. `run(makePlan:)` sets it from its plan; otherwise
+    /// set it before the driver is handed to a session (which reads `format`
+    /// when it is made) and before `start(engine:)`. Default 2.
     public var outputChannelCount = 2
     /// Frames the graph delays its input by, dropped from the start of the
-    /// output so that it lines up with the input. Set before `start(engine:)`.
+    /// output so that it lines up with the input (the limiter's look-ahead).
+    /// `run(makePlan:)` sets it from its plan; otherwise set it before `start(engine:)`.
     public var graphLatencyFrames = 0
 
     // MARK: Control thread only
     private let reader: SoundFileReader
     private let resampler: Resampler?
-    private var writer: SoundFileWriter?
+    private var output: OfflineOutput?
+    private var run: Run?
+    /// The reader and render threads (the writer is the output's).
     private var threads: [RealtimeThread] = []
-    private var shared: Shared?
     private var startNanoseconds: UInt64 = 0
     private var closed = false
     private var ended: DriverStopReason?
     /// The error that ended the run (a truncated input, a failed write).
     public private(set) var failure: (any Error)?
-    /// What the last run did, once it has ended.
+    /// What the run did, once it has ended.
     public private(set) var report: Report?
 
     /// Opens the input (and a resampler to the engine rate if it needs one).
@@ -128,19 +130,29 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// Offline threads ask for no real-time scheduling.
     public var realtimeNotice: String? { nil }
     public var isClosed: Bool { closed }
-    public var isRunning: Bool { shared != nil && ended == nil && !(shared?.writerDone.load(ordering: .acquiring) ?? true) }
+    public var isRunning: Bool { run != nil && stopReason == nil }
     /// Offline nothing underruns.
     public var xrunCount: Int { 0 }
 
-    /// Why the run ended: `.endOfInput` when everything is written,
-    /// `.requested` after `stop()`, an `.ioError` when reading or writing
-    /// failed (`failure` holds the error). Nil while it runs.
+    /// Why the run ended, once all its threads are through: `.endOfInput`
+    /// when everything is written, `.requested` after `stop()`, an `.ioError`
+    /// when reading or writing failed (`stopDetail` says what). Nil while it runs.
+    /// - Thread: control
+    /// - Realtime: safe
     public var stopReason: DriverStopReason? {
         if let ended { return ended }
-        guard let shared, shared.writerDone.load(ordering: .acquiring) else { return nil }
-        if shared.writeError != nil { return .ioError(.playback, code: -EIO) }
-        if shared.readerError != nil { return .ioError(.capture, code: -EIO) }
+        guard let output, let run, output.writerDone.load(ordering: .acquiring),
+              run.readerDone.load(ordering: .acquiring) else { return nil }
+        if output.finishedWriteError != nil { return .ioError(.playback, code: -EIO) }
+        if run.readerError != nil { return .ioError(.capture, code: -EIO) }
         return .endOfInput
+    }
+
+    /// The file error that ended the run (a truncated input, a failed write), in one line.
+    public var stopDetail: String? {
+        if let failure { return "\(failure)" }
+        guard stopReason != nil, let output, let run else { return nil }
+        return (output.finishedWriteError ?? run.readerError).map { "\($0)" }
     }
 
     /// An offline driver has no xruns or stalls to report; its end is its `stopReason`.
@@ -149,91 +161,75 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     // MARK: Running
 
     /// Creates the output file and starts the reader, render and writer threads.
+    /// An offline run reads its input once: a second start is refused.
     /// - Throws: `AudioFileError` when the output cannot be created (a folder,
-    ///   an unknown extension, no permission); nothing is left behind.
+    ///   an unknown extension, no permission; nothing is left behind);
+    ///   `OfflineRunError.runsOnce` after a run.
     /// - Thread: control
     /// - Realtime: unsafe (creates a file and threads)
     public func start(engine: RenderEngine) throws {
-        guard !closed else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "the driver is closed") }
-        guard shared == nil else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "already started") }
-        if FileManager.default.fileExists(atPath: options.outputPath),
-           (try? FileManager.default.attributesOfItem(atPath: options.outputPath)[.type] as? FileAttributeType) == .typeDirectory {
-            throw AudioFileError.cannotOpen(path: options.outputPath, reason: "is a directory")
-        }
-        let writer = try SoundFileWriter(path: options.outputPath, sampleRate: options.engineRate,
-                                         channelCount: outputChannelCount, sampleFormat: options.sampleFormat)
-        self.writer = writer
-        let inCh = reader.channelCount, outCh = outputChannelCount
-        let block = options.blockSize
-        let rate = options.engineRate
-        let shared = Shared(inCapacity: max(block, 16384) * inCh * 4, outCapacity: max(block, 16384) * outCh * 4)
-        self.shared = shared
+        guard !closed, run == nil else { throw OfflineRunError.runsOnce(path: options.outputPath) }
+        let output = try OfflineOutput(path: options.outputPath, sampleRate: options.engineRate, channelCount: outputChannelCount,
+                                       sampleFormat: options.sampleFormat, blockFrames: options.blockSize)
+        let inCh = reader.channelCount, block = options.blockSize, rate = options.engineRate
+        let run = Run(inCapacity: max(block, 16384) * inCh * 4)
+        self.output = output
+        self.run = run
         startNanoseconds = monotonicNanoseconds()
-
+        output.startWriter()
         let reader = reader, resampler = resampler, isCancelled = options.isCancelled
         let readerThread = RealtimeThread(name: "file-reader") {
-            Self.readLoop(reader: reader, resampler: resampler, shared: shared, isCancelled: isCancelled)
+            Self.readLoop(reader: reader, resampler: resampler, shared: run, output: output, isCancelled: isCancelled)
         }
         let tailLimit = Int(options.maximumTailSeconds * Double(rate))
         let latency = graphLatencyFrames
         // Everything the render thread touches is allocated here, before it starts.
-        let buffers = RenderBuffers(inputChannels: inCh, outputChannels: outCh, block: block)
+        let buffers = RenderBuffers(inputChannels: inCh, outputChannels: outputChannelCount, block: block)
         let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) {
-            Self.renderLoop(engine: engine, shared: shared, buffers: buffers,
+            Self.renderLoop(engine: engine, shared: run, output: output, buffers: buffers,
                             latency: latency, tailLimit: tailLimit, silenceRun: rate / 20)
         }
-        let writerThread = RealtimeThread(name: "file-writer") {
-            let error = RingDrain.drain(shared.outRing, channels: outCh, into: writer,
-                                        renderDone: { shared.renderDone.load(ordering: .acquiring) },
-                                        abort: { shared.abort.store(true, ordering: .relaxed) })
-            shared.writeError = error
-            shared.writerDone.store(true, ordering: .releasing)
-        }
-        threads = [readerThread, renderThread, writerThread]
+        threads = [readerThread, renderThread]
     }
 
     /// Stops at once: a run still going ends and its partial output file is
-    /// removed; a run that has ended is closed as it ended.
+    /// removed; a run whose threads are through is closed as it ended.
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
-        guard let shared, ended == nil else { return }
-        if shared.writerDone.load(ordering: .acquiring) {
-            _ = conclude(shared)
+        guard let output, let run, ended == nil else { return }
+        if stopReason != nil {
+            _ = conclude(output, run)
             return
         }
-        shared.abort.store(true, ordering: .relaxed)
+        output.abandon()
         joinThreads()
-        try? writer?.close()
-        writer = nil
-        try? FileManager.default.removeItem(atPath: options.outputPath)
+        output.discard()
         ended = .requested
     }
 
     /// Ends the input where the reader is (at once when it has ended), renders
-    /// and writes the rest with its tail, and closes the output file. The
-    /// input is finite and rendered faster than real time, so this waits for
-    /// that rather than for the timeout, which bounds a device's drain.
+    /// and writes the rest with its tail, and closes the output file. An
+    /// offline run renders faster than real time and its tail is bounded
+    /// (`maximumTailSeconds`), so this waits for that rather than for the
+    /// timeout, which bounds a device's drain.
     /// - Returns: nil when everything was written, else why not (`failure` has the error).
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, closes a file)
     @discardableResult
     public func finish(timeoutMilliseconds: Int) -> DriverStopReason? {
-        guard let shared else { return nil }
+        guard let output, let run else { return nil }
         if ended == nil {
-            shared.cutInput.store(true, ordering: .relaxed)
-            joinThreads()
-            ended = conclude(shared)
+            run.cutInput.store(true, ordering: .relaxed)
+            _ = conclude(output, run)
         }
-        switch ended {
-        case .endOfInput?, nil: return nil
-        case let other?: return other
-        }
+        return ended == .endOfInput ? nil : ended
     }
 
-    /// Suspends happen to devices, not files.
+    /// Files are not suspended: there is nothing to resume.
+    /// - Throws: `OfflineRunError.notSuspended`.
     public func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int) throws {
-        throw AudioFileError.readFailed(path: options.inputPath, reason: "an offline run cannot be suspended or resumed")
+        throw OfflineRunError.notSuspended(path: options.outputPath)
     }
 
     /// Ends any run (`stop()`: a run still going is cut and its file removed) and lets the files go.
@@ -246,16 +242,17 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     }
 
     /// Renders the file through the plan `makePlan` builds for the input's
-    /// channel count (returning the plan and its latency in frames), on
-    /// `engine`, to the end. On failure the partial output file is removed
-    /// and the error thrown.
-    /// - Thread: control (it waits for the three threads: the one plan is
-    ///   installed before they start, so none is retired meanwhile)
+    /// channel count (returning the plan and its latency in frames), on an
+    /// engine of its own, to the end. On failure the partial output file is
+    /// removed and the error thrown.
+    /// - Thread: control (it waits for the threads: the one plan is installed
+    ///   before they start, so none is retired meanwhile)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
     public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
         let (plan, latency) = try makePlan(reader.channelCount, processSpec)
         outputChannelCount = plan.outputChannelCount
         graphLatencyFrames = latency
+        let engine = RenderEngine()
         engine.install(plan)
         defer { engine.releaseAll() }
         try start(engine: engine)
@@ -268,47 +265,36 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
 
     // MARK: Ending
 
-    /// Joins the threads. Control thread.
+    /// Joins the reader and render threads. Control thread.
     private func joinThreads() {
         for thread in threads { thread.join() }
         threads = []
     }
 
-    /// After the writer is done: joins the threads, closes the output, and
-    /// says how the run ended (removing the output when it failed).
-    private func conclude(_ shared: Shared) -> DriverStopReason {
+    /// Joins every thread, closes the output (removing it when the run
+    /// failed), makes the report and says how the run ended. Control thread.
+    private func conclude(_ output: OfflineOutput, _ run: Run) -> DriverStopReason {
         if let ended { return ended }
         joinThreads()
+        let (written, error) = output.end(failure: run.readerError)
         var reason = DriverStopReason.endOfInput
-        var closeError: (any Error)?
-        let written = writer?.framesWritten ?? 0
-        do {
-            try writer?.close()
-        } catch {
-            closeError = error
-        }
-        writer = nil
-        if let error = shared.writeError ?? closeError {
+        if let error {
             failure = error
-            reason = .ioError(.playback, code: -EIO)
-        } else if let error = shared.readerError {
-            failure = error
-            reason = .ioError(.capture, code: -EIO)
+            reason = .ioError(run.readerError != nil && output.finishedWriteError == nil ? .capture : .playback, code: -EIO)
         }
-        if failure != nil { try? FileManager.default.removeItem(atPath: options.outputPath) }
-        let wall = Double(monotonicNanoseconds() - startNanoseconds) / 1e9
-        report = Report(inputFrames: Int64(shared.framesDelivered.load(ordering: .relaxed)),
+        report = Report(inputFrames: Int64(run.framesDelivered.load(ordering: .relaxed)),
                         outputFrames: written, engineRate: options.engineRate,
-                        inputRate: reader.sampleRate, blocks: shared.blocks, wallSeconds: wall,
-                        renderSeconds: Double(shared.renderNanos) / 1e9,
-                        worstBlockSeconds: Double(shared.worstBlockNanos) / 1e9,
-                        blockSize: options.blockSize, renderThreadName: shared.threadName,
-                        wasCancelled: shared.cancelled.load(ordering: .relaxed))
+                        inputRate: reader.sampleRate, blocks: run.blocks,
+                        wallSeconds: Double(monotonicNanoseconds() - startNanoseconds) / 1e9,
+                        renderSeconds: Double(run.renderNanos) / 1e9,
+                        worstBlockSeconds: Double(run.worstBlockNanos) / 1e9,
+                        blockSize: options.blockSize, renderThreadName: output.renderThreadName,
+                        wasCancelled: run.cancelled.load(ordering: .relaxed))
         ended = reason
         return reason
     }
 
-    // MARK: What the three threads share
+    // MARK: What the reader and render threads share
 
     /// The render thread's working buffers: planar in and out, and their
     /// interleaved forms for the rings.
@@ -329,34 +315,22 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         }
     }
 
-    private final class Shared: @unchecked Sendable {
+    /// The input side of a run: the reader's ring and flags, and the render thread's counts.
+    private final class Run: @unchecked Sendable {
         let inRing: SampleRing
-        let outRing: SampleRing
+        /// The reader is through; `readerError` is set before it.
         let readerDone = Atomic<Bool>(false)
         /// The reader stopped early because `Options.isCancelled` (or `finish`) said so.
         let cancelled = Atomic<Bool>(false)
         /// Set by `finish`: the reader ends the input where it is.
         let cutInput = Atomic<Bool>(false)
-        let renderDone = Atomic<Bool>(false)
-        let writerDone = Atomic<Bool>(false)
-        let abort = Atomic<Bool>(false)
         /// Frames the reader delivered at the engine rate.
         let framesDelivered = Atomic<Int>(0)
         var readerError: Error?      // written by the reader before readerDone
-        var writeError: Error?       // written by the writer before writerDone
         var blocks = 0               // written by the render thread before renderDone
         var renderNanos: UInt64 = 0
         var worstBlockNanos: UInt64 = 0
-        var framesRendered = 0
-        /// The render thread's name, copied there without allocating; read after it ends.
-        let threadNameBytes = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 32)
-        var threadName: String { String(cString: threadNameBytes.baseAddress!) }
-        init(inCapacity: Int, outCapacity: Int) {
-            inRing = SampleRing(capacity: inCapacity)
-            outRing = SampleRing(capacity: outCapacity)
-            threadNameBytes.initialize(repeating: 0)
-        }
-        deinit { threadNameBytes.deallocate() }
+        init(inCapacity: Int) { inRing = SampleRing(capacity: inCapacity) }
     }
 
     // MARK: Reader thread
@@ -364,7 +338,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// Reader thread: decode, resample, push into the input ring.
     /// - Thread: reader
     /// - Realtime: unsafe (file I/O, allocates, sleeps while the ring is full)
-    private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Shared, isCancelled: (@Sendable () -> Bool)?) {
+    private static func readLoop(reader: SoundFileReader, resampler: Resampler?, shared: Run, output: OfflineOutput,
+                                 isCancelled: (@Sendable () -> Bool)?) {
         let ch = reader.channelCount
         let chunkFrames = 4096
         let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
@@ -373,7 +348,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         func push(_ p: UnsafePointer<Float>, _ frames: Int) {
             var done = 0
             while done < frames * ch {
-                if shared.abort.load(ordering: .relaxed) { return }
+                if output.abort.load(ordering: .relaxed) { return }
                 // Wait for room for the whole rest (or half the ring, for a
                 // resampler's larger output), sleeping: the ring holds over a
                 // second, so the render thread never runs dry meanwhile.
@@ -386,7 +361,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
             shared.framesDelivered.add(frames, ordering: .relaxed)
         }
         do {
-            while !shared.abort.load(ordering: .relaxed) {
+            while !output.abort.load(ordering: .relaxed) {
                 if shared.cutInput.load(ordering: .relaxed) || isCancelled?() == true {
                     shared.cancelled.store(true, ordering: .relaxed)
                     break
@@ -400,12 +375,12 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
                 }
                 if n == 0 { break }
             }
-            if total < reader.frameCount && !shared.abort.load(ordering: .relaxed) && !shared.cancelled.load(ordering: .relaxed) {
+            if total < reader.frameCount && !output.abort.load(ordering: .relaxed) && !shared.cancelled.load(ordering: .relaxed) {
                 throw AudioFileError.truncated(path: reader.path, declaredFrames: reader.frameCount, presentFrames: total)
             }
         } catch {
             shared.readerError = error
-            shared.abort.store(true, ordering: .relaxed)
+            output.abort.store(true, ordering: .releasing)
         }
         shared.readerDone.store(true, ordering: .releasing)
     }
@@ -416,10 +391,10 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (everything is allocated before the loop; it blocks only in
     ///   `ThreadWait.pause`, the wait on its rings)
-    private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: RenderBuffers,
+    private static func renderLoop(engine: RenderEngine, shared: Run, output: OfflineOutput, buffers: RenderBuffers,
                                    latency: Int, tailLimit: Int, silenceRun: Int) {
         // The thread's name goes into the report (it proves the naming).
-        RealtimeThread.copyCurrentName(into: shared.threadNameBytes)
+        output.recordRenderThreadName()
         let inChannels = buffers.input.channelCount, outChannels = buffers.output.channelCount
         let block = buffers.input.capacity
         let inBuffer = buffers.input, outBuffer = buffers.output
@@ -430,7 +405,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         var quietFrames = 0
         var inputEnded = false
         let silence: Float = 3.2e-5   // −90 dBFS
-        while !shared.abort.load(ordering: .relaxed) {
+        while !output.abort.load(ordering: .relaxed) {
             var frames = 0
             if !inputEnded {
                 let available = shared.inRing.availableToRead / inChannels
@@ -469,15 +444,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
             toSkip -= skip
             let keep = frames - skip
             if keep == 0 { continue }
-            Interleaving.interleave(outBuffer, offset: skip, channels: outChannels, frames: keep, into: interleavedOut)
-            var done = 0
-            while done < keep * outChannels && !shared.abort.load(ordering: .relaxed) {
-                let n = shared.outRing.write(interleavedOut + done, count: keep * outChannels - done)
-                if n == 0 { wait.pause() } else { wait.reset() }
-                done += n
-            }
-            shared.framesRendered += keep
+            output.push(outBuffer, offset: skip, frames: keep, scratch: interleavedOut, wait: &wait)
         }
-        shared.renderDone.store(true, ordering: .releasing)
+        output.renderDone.store(true, ordering: .releasing)
     }
 }

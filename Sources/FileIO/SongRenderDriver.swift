@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// It is an `AudioDriver` with nothing to capture: it ends by itself when the
 /// song and its tail are written (`stopReason` `.endOfInput`).
-/// `run(plan:latencyFrames:songFrames:isCancelled:progress:)` does it all in one call.
+/// `run(plan:engine:latencyFrames:songFrames:isCancelled:progress:)` does it all in one call.
 public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     public struct Options: Sendable {
         public var outputPath: String
@@ -47,9 +47,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     public struct Cancelled: Error {}
 
     public let options: Options
-    /// The engine `run` renders on (`start(engine:)` takes any).
-    public let engine = RenderEngine()
-    /// Channels of the output file; `run` sets it from the plan (default 2).
+    /// Channels of the output file; `run` sets it from the plan. Otherwise set
+    /// it before the driver is handed to a session and before `start(engine:)`. Default 2.
     public var outputChannelCount = 2
     /// Frames the graph delays its sources by, dropped from the start. Set before `start(engine:)`.
     public var graphLatencyFrames = 0
@@ -57,15 +56,15 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     public var songFrames = 0
 
     // MARK: Control thread only
-    private var writer: SoundFileWriter?
-    private var threads: [RealtimeThread] = []
-    private var shared: Shared?
+    private var output: OfflineOutput?
+    private var counts: Counts?
+    private var thread: RealtimeThread?
     private var startNanoseconds: UInt64 = 0
     private var closed = false
     private var ended: DriverStopReason?
     /// The error that ended the run (a failed write).
     public private(set) var failure: (any Error)?
-    /// What the last run did, once it has ended.
+    /// What the run did, once it has ended.
     public private(set) var report: Report?
 
     public init(options: Options) {
@@ -87,18 +86,28 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     /// Offline threads ask for no real-time scheduling.
     public var realtimeNotice: String? { nil }
     public var isClosed: Bool { closed }
-    public var isRunning: Bool { shared != nil && ended == nil && !(shared?.writerDone.load(ordering: .acquiring) ?? true) }
+    public var isRunning: Bool { output != nil && stopReason == nil }
     /// Offline nothing underruns.
     public var xrunCount: Int { 0 }
     /// Frames written to the file so far.
-    public var framesWritten: Int64 { Int64(shared?.framesWritten.load(ordering: .relaxed) ?? 0) }
+    /// - Thread: control
+    /// - Realtime: safe
+    public var framesWritten: Int64 { Int64(output?.framesWritten.load(ordering: .relaxed) ?? 0) }
 
     /// `.endOfInput` once the song and its tail are written, `.ioError` when a
-    /// write failed (`failure` holds the error), `.requested` after `stop()`.
+    /// write failed (`stopDetail` says what), `.requested` after `stop()`.
+    /// - Thread: control
+    /// - Realtime: safe
     public var stopReason: DriverStopReason? {
         if let ended { return ended }
-        guard let shared, shared.writerDone.load(ordering: .acquiring) else { return nil }
-        return shared.writeError != nil ? .ioError(.playback, code: -EIO) : .endOfInput
+        guard let output, output.writerDone.load(ordering: .acquiring) else { return nil }
+        return output.finishedWriteError != nil ? .ioError(.playback, code: -EIO) : .endOfInput
+    }
+
+    /// The write error that ended the render, in one line.
+    public var stopDetail: String? {
+        if let failure { return "\(failure)" }
+        return output?.finishedWriteError.map { "\($0)" }
     }
 
     /// An offline driver has no xruns or stalls to report; its end is its `stopReason`.
@@ -107,41 +116,28 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     // MARK: Running
 
     /// Creates the output file and starts the render and writer threads.
-    /// - Throws: `AudioFileError` when the output cannot be created.
+    /// A render runs once: a second start is refused.
+    /// - Throws: `AudioFileError` when the output cannot be created (nothing is
+    ///   left behind); `OfflineRunError.runsOnce` after a render.
     /// - Thread: control
     /// - Realtime: unsafe (creates a file and threads)
     public func start(engine: RenderEngine) throws {
-        guard !closed else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "the driver is closed") }
-        guard shared == nil else { throw AudioFileError.writeFailed(path: options.outputPath, reason: "already started") }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: options.outputPath, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw AudioFileError.cannotOpen(path: options.outputPath, reason: "is a directory")
-        }
-        let channels = outputChannelCount
-        let writer = try SoundFileWriter(path: options.outputPath, sampleRate: options.engineRate,
-                                         channelCount: channels, sampleFormat: options.sampleFormat)
-        self.writer = writer
-        let block = options.blockSize
-        let shared = Shared(capacity: max(block, 16384) * channels * 4)
-        self.shared = shared
-        let buffers = Buffers(channels: channels, block: block)
+        guard !closed, output == nil else { throw OfflineRunError.runsOnce(path: options.outputPath) }
+        let output = try OfflineOutput(path: options.outputPath, sampleRate: options.engineRate, channelCount: outputChannelCount,
+                                       sampleFormat: options.sampleFormat, blockFrames: options.blockSize)
+        let counts = Counts()
+        self.output = output
+        self.counts = counts
+        let buffers = Buffers(channels: outputChannelCount, block: options.blockSize)
         let tailLimit = Int(options.maximumTailSeconds * Double(options.engineRate))
         let silenceRun = options.engineRate / 20
         let latency = graphLatencyFrames, songFrames = max(0, songFrames)
         startNanoseconds = monotonicNanoseconds()
-        let renderThread = RealtimeThread(name: RealtimeThread.renderThreadName) {
-            Self.renderLoop(engine: engine, shared: shared, buffers: buffers, latency: latency,
+        output.startWriter()
+        thread = RealtimeThread(name: RealtimeThread.renderThreadName) {
+            Self.renderLoop(engine: engine, shared: counts, output: output, buffers: buffers, latency: latency,
                             songFrames: songFrames, tailLimit: tailLimit, silenceRun: silenceRun)
         }
-        let writerThread = RealtimeThread(name: "file-writer") {
-            shared.writeError = RingDrain.drain(shared.ring, channels: channels, into: writer,
-                                                renderDone: { shared.renderDone.load(ordering: .acquiring) },
-                                                abort: { shared.abort.store(true, ordering: .relaxed) }) { written in
-                shared.framesWritten.store(Int(written), ordering: .relaxed)
-            }
-            shared.writerDone.store(true, ordering: .releasing)
-        }
-        threads = [renderThread, writerThread]
     }
 
     /// Stops at once: a render still going ends and its partial file is
@@ -149,35 +145,36 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
-        guard let shared, ended == nil else { return }
-        if shared.writerDone.load(ordering: .acquiring) {
-            _ = conclude(shared)
+        guard let output, let counts, ended == nil else { return }
+        if stopReason != nil {
+            _ = conclude(output, counts)
             return
         }
-        shared.abort.store(true, ordering: .relaxed)
-        joinThreads()
-        try? writer?.close()
-        writer = nil
-        try? FileManager.default.removeItem(atPath: options.outputPath)
+        output.abandon()
+        thread?.join()
+        thread = nil
+        output.discard()
         ended = .requested
     }
 
     /// Waits for the song and its tail to be written (rendered faster than
-    /// real time, and never longer than the song plus the tail limit), then
+    /// real time, and never longer than the song plus the tail limit: a
+    /// song's end has no timeout to keep, unlike a device's drain), then
     /// closes the file.
     /// - Returns: nil when everything was written, else why not.
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, closes a file)
     @discardableResult
     public func finish(timeoutMilliseconds: Int) -> DriverStopReason? {
-        guard let shared else { return nil }
-        let reason = ended ?? conclude(shared)
+        guard let output, let counts else { return nil }
+        let reason = ended ?? conclude(output, counts)
         return reason == .endOfInput ? nil : reason
     }
 
-    /// Suspends happen to devices, not files.
+    /// Files are not suspended: there is nothing to resume.
+    /// - Throws: `OfflineRunError.notSuspended`.
     public func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int) throws {
-        throw AudioFileError.writeFailed(path: options.outputPath, reason: "an offline render cannot be suspended or resumed")
+        throw OfflineRunError.notSuspended(path: options.outputPath)
     }
 
     /// Ends any render (one still going is cut and its file removed) and lets the file go.
@@ -191,6 +188,7 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     /// Renders `plan` on `engine` for the song's `songFrames` and then its tail.
     /// - Parameters:
+    ///   - engine: the engine to render on, with the plan's MIDI scheduler attached.
     ///   - latencyFrames: frames the plan delays its sources by; dropped from the start.
     ///   - songFrames: the song's length in output frames (at its tempo scale).
     ///   - isCancelled: asked on the calling thread while it waits; true stops the render.
@@ -199,8 +197,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     /// (or `Cancelled`) thrown.
     /// - Thread: control (it waits, freeing the plans the audio thread retires)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
-    public func run(plan: RenderPlan, latencyFrames: Int, songFrames: Int, isCancelled: () -> Bool = { false },
-                    progress: (Int64) -> Void = { _ in }) throws -> Report {
+    public func run(plan: RenderPlan, engine: RenderEngine, latencyFrames: Int, songFrames: Int,
+                    isCancelled: () -> Bool = { false }, progress: (Int64) -> Void = { _ in }) throws -> Report {
         outputChannelCount = plan.outputChannelCount
         graphLatencyFrames = latencyFrames
         self.songFrames = songFrames
@@ -230,56 +228,31 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     // MARK: Ending
 
-    private func joinThreads() {
-        for thread in threads { thread.join() }
-        threads = []
-    }
-
-    /// Joins the threads, closes the file, says how the render ended
-    /// (removing the file when it failed). Control thread.
-    private func conclude(_ shared: Shared) -> DriverStopReason {
+    /// Joins the threads, closes the file (removing it when the render
+    /// failed), makes the report and says how the render ended. Control thread.
+    private func conclude(_ output: OfflineOutput, _ counts: Counts) -> DriverStopReason {
         if let ended { return ended }
-        joinThreads()
-        let written = writer?.framesWritten ?? 0
-        var closeError: (any Error)?
-        do {
-            try writer?.close()
-        } catch {
-            closeError = error
-        }
-        writer = nil
+        thread?.join()
+        thread = nil
+        let (written, error) = output.end(failure: nil)
         var reason = DriverStopReason.endOfInput
-        if let error = shared.writeError ?? closeError {
+        if let error {
             failure = error
             reason = .ioError(.playback, code: -EIO)
-            try? FileManager.default.removeItem(atPath: options.outputPath)
         }
-        report = Report(outputFrames: written, engineRate: options.engineRate, blocks: shared.blocks,
+        report = Report(outputFrames: written, engineRate: options.engineRate, blocks: counts.blocks,
                         wallSeconds: Double(monotonicNanoseconds() - startNanoseconds) / 1e9,
-                        renderSeconds: Double(shared.renderNanos) / 1e9, renderThreadName: shared.threadName)
+                        renderSeconds: Double(counts.renderNanos) / 1e9, renderThreadName: output.renderThreadName)
         ended = reason
         return reason
     }
 
-    // MARK: What the two threads share
+    // MARK: What the render thread keeps
 
-    private final class Shared: @unchecked Sendable {
-        let ring: SampleRing
-        let renderDone = Atomic<Bool>(false)
-        let writerDone = Atomic<Bool>(false)
-        let abort = Atomic<Bool>(false)
-        let framesWritten = Atomic<Int>(0)
-        var writeError: Error?       // written by the writer before writerDone
-        var blocks = 0               // written by the render thread before renderDone
+    /// The render thread's counts, read after it ends.
+    private final class Counts: @unchecked Sendable {
+        var blocks = 0
         var renderNanos: UInt64 = 0
-        /// The render thread's name, copied there without allocating; read after it ends.
-        let threadNameBytes = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 32)
-        var threadName: String { String(cString: threadNameBytes.baseAddress!) }
-        init(capacity: Int) {
-            ring = SampleRing(capacity: capacity)
-            threadNameBytes.initialize(repeating: 0)
-        }
-        deinit { threadNameBytes.deallocate() }
     }
 
     /// The render thread's output buffers, allocated before it starts.
@@ -299,10 +272,10 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (everything is allocated before the loop; it blocks only in
     ///   `ThreadWait.pause`, the wait on its ring)
-    private static func renderLoop(engine: RenderEngine, shared: Shared, buffers: Buffers, latency: Int,
+    private static func renderLoop(engine: RenderEngine, shared: Counts, output: OfflineOutput, buffers: Buffers, latency: Int,
                                    songFrames: Int, tailLimit: Int, silenceRun: Int) {
         // The thread's name goes into the report (it proves the naming).
-        RealtimeThread.copyCurrentName(into: shared.threadNameBytes)
+        output.recordRenderThreadName()
         let planar = buffers.planar, interleaved = buffers.interleaved
         let channels = planar.channelCount, block = planar.capacity
         let silence: Float = 3.2e-5   // −90 dBFS
@@ -311,7 +284,7 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         var written = 0          // output frames pushed so far
         var lastLoud = -1        // output frame index of the last frame above −90 dBFS
         var finished = false
-        while !finished && !shared.abort.load(ordering: .relaxed) {
+        while !finished && !output.abort.load(ordering: .relaxed) {
             let t0 = monotonicNanoseconds()
             engine.render(input: nil, output: planar.block(frames: block))
             shared.renderNanos += monotonicNanoseconds() - t0
@@ -331,15 +304,9 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
                 keep = end - written
                 finished = true
             }
-            Interleaving.interleave(planar, offset: skip, channels: channels, frames: keep, into: interleaved)
-            var done = 0
-            while done < keep * channels && !shared.abort.load(ordering: .relaxed) {
-                let n = shared.ring.write(interleaved + done, count: keep * channels - done)
-                if n == 0 { wait.pause() } else { wait.reset() }
-                done += n
-            }
+            output.push(planar, offset: skip, frames: keep, scratch: interleaved, wait: &wait)
             written += keep
         }
-        shared.renderDone.store(true, ordering: .releasing)
+        output.renderDone.store(true, ordering: .releasing)
     }
 }

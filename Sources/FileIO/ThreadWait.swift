@@ -36,7 +36,7 @@ struct ThreadWait {
     /// never starves the render thread, while yielding in a loop would keep a
     /// whole core busy doing nothing (on a 2-core machine, the core the
     /// render thread competes for).
-    /// - Thread: reader, writer, control
+    /// - Thread: reader, writer
     /// - Realtime: unsafe (sleeps)
     static func nap() {
         var ts = timespec(tv_sec: 0, tv_nsec: 500_000)

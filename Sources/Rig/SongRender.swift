@@ -55,12 +55,13 @@ public final class SongRender {
         let spec = ProcessSpec(sampleRate: Double(rate), maximumBlockSize: options.driver.blockSize)
         let plan = try rig.chain.compile(spec: spec)
         let driver = SongRenderDriver(options: options.driver)
-        driver.engine.attach(rig.scheduler)
+        let engine = RenderEngine()
+        engine.attach(rig.scheduler)
         player.play()
         let report: SongRenderDriver.Report
         do {
             let songFrames = Int((Double(player.lengthFrames) / Double(options.tempo)).rounded(.up))
-            report = try driver.run(plan: plan, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
+            report = try driver.run(plan: plan, engine: engine, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
                                     isCancelled: isCancelled) { written in
                 progress(Double(written) / Double(rate))
             }

@@ -32,7 +32,9 @@ public protocol AudioDriver: AnyObject {
     var realtimeNotice: String? { get }
 
     /// Starts the render thread on `engine` and returns once audio flows.
-    /// Install a plan on the engine before or after; without one it renders silence.
+    /// Install a plan on the engine before or after; without one it renders
+    /// silence. A device driver starts again after a stop; an offline driver
+    /// reads its input once and refuses a second start.
     /// - Throws: a `DriverError` (or any error) when the devices refuse to start.
     func start(engine: RenderEngine) throws
     /// After a `.suspended` stop: waits up to the timeout for the devices to
@@ -40,7 +42,9 @@ public protocol AudioDriver: AnyObject {
     func resumeAfterSuspend(engine: RenderEngine, timeoutMilliseconds: Int) throws
     /// Stops the render thread at once, dropping what is queued (a live mic goes quiet now).
     func stop()
-    /// Ends the run after what is queued has played, never waiting longer than the timeout.
+    /// Ends the run after what is queued has played, never waiting longer than
+    /// the timeout for a device. An offline driver renders what is left of its
+    /// input instead (faster than real time, its tail bounded), however long that takes.
     /// - Returns: nil when everything played, else why not.
     @discardableResult
     func finish(timeoutMilliseconds: Int) -> DriverStopReason?
@@ -53,6 +57,10 @@ public protocol AudioDriver: AnyObject {
     var isRunning: Bool { get }
     /// Why the render loop ended, once it has (nil while running or before start).
     var stopReason: DriverStopReason? { get }
+    /// The driver's own words for an error that ended its loop, when it knows
+    /// more than the stop reason's code says (an offline driver's truncated
+    /// input); nil otherwise.
+    var stopDetail: String? { get }
     /// Xruns recovered since open.
     var xrunCount: Int { get }
     /// The next report from the render thread, or nil. One consumer: the control thread.
@@ -60,6 +68,9 @@ public protocol AudioDriver: AnyObject {
 }
 
 extension AudioDriver {
+    /// No more to say than the stop reason.
+    public var stopDetail: String? { nil }
+
     /// Resumes after a suspend, waiting up to five seconds for the devices.
     public func resumeAfterSuspend(engine: RenderEngine) throws {
         try resumeAfterSuspend(engine: engine, timeoutMilliseconds: 5000)

@@ -13,8 +13,11 @@ public enum DriverEvent: Sendable, Hashable {
     case stalled(StreamDirection, milliseconds: Int)
     /// Periods flow again after a stall.
     case stallEnded(StreamDirection)
-    /// The driver now runs at another format (a sound server changed its
-    /// buffer size or rate): graphs must be compiled for it.
+    /// The driver now runs at another format, noticed while it runs (a sound
+    /// server's client told of a new buffer size or rate): graphs must be
+    /// compiled for it. The ALSA driver reports none: a PCM keeps its format
+    /// while open, and the runner compares the format when it opens the
+    /// route again.
     case formatChanged(AudioFormat)
     /// The render loop has ended; `AudioDriver.stopReason` says the same.
     case stopped(DriverStopReason)

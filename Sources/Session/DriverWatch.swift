@@ -45,14 +45,14 @@ struct DriverWatch {
             case let .stopped(reason):
                 stall = nil
                 stopReported = true
-                if let e = reason.sessionEvent(route: route) { events.append(e) }
+                if let e = reason.sessionEvent(route: route, detail: driver.stopDetail) { events.append(e) }
             }
         }
         // The event queue can overflow; the stop reason itself cannot be missed.
         if !stopReported, let reason = driver.stopReason {
             stopReported = true
             stall = nil
-            if let e = reason.sessionEvent(route: route) { events.append(e) }
+            if let e = reason.sessionEvent(route: route, detail: driver.stopDetail) { events.append(e) }
         }
         if let stall {
             events.append(.stalled(milliseconds: stall.reportedMilliseconds + Int(Date().timeIntervalSince(stall.since) * 1000)))

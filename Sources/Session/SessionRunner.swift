@@ -147,7 +147,7 @@ public final class SessionRunner {
         case .drainAudio:
             // A device lost while the last notes drain is a loss, not a clean end.
             if !driver.isClosed, let failure = driver.finish(timeoutMilliseconds: 2000),
-               let event = failure.sessionEvent(route: driver.route) {
+               let event = failure.sessionEvent(route: driver.route, detail: driver.stopDetail) {
                 send(event)
             }
         case .allNotesOff:

@@ -84,24 +84,33 @@ final class OfflineSessionTests: XCTestCase {
         XCTAssertEqual(a, b, "the same input through the same graph gives the same file, whoever drives the driver")
     }
 
+    /// A driver whose graph holds its first block until `gate` opens, so a
+    /// stop or close finds the run going, whatever the machine's load.
+    private func gatedDriver(input: String, output: String, gate: DispatchSemaphore) throws -> (FileRenderDriver, RenderEngine) {
+        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: output))
+        driver.outputChannelCount = 1
+        let graph = AudioGraph(inputChannelCount: 1)
+        let held = graph.add(GatedNode(name: "gated", gate: gate))
+        try graph.connect(graph.input, to: held)
+        graph.output = held
+        let engine = RenderEngine()
+        engine.install(try graph.compile(spec: driver.processSpec))
+        return (driver, engine)
+    }
+
     func testStoppingTheFileDriverMidwayLeavesNoPartialFile() throws {
         let input = try makeInput()
         let output = directory.appendingPathComponent("cut.wav").path
-        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: output))
-        driver.outputChannelCount = 1
-        let engine = RenderEngine()
-        // 10 ms a block: the 48 blocks of the input take half a second, so the
-        // signal the runner reads at its first poll finds the run going.
-        let graph = AudioGraph(inputChannelCount: 1)
-        let slow = graph.add(SlowNode(name: "slow"))
-        try graph.connect(graph.input, to: slow)
-        graph.output = slow
-        engine.install(try graph.compile(spec: driver.processSpec))
+        let gate = DispatchSemaphore(value: 0)
+        let (driver, engine) = try gatedDriver(input: input, output: output, gate: gate)
         let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
                                    watcher: nil, takeSignals: { [.interrupt] }, suspendProcess: {},
                                    reopen: { throw AudioFileError.cannotOpen(path: input, reason: "not reopened") })
         runner.send(.userStart)
         XCTAssertTrue(driver.isRunning)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output), "the output is created when the run starts")
+        // The first block is held until after the signal is read; the stop joins the render thread, so open the gate meanwhile.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { gate.signal() }
         runner.poll()
         XCTAssertEqual(runner.state, .stopped(.signal(.interrupt)))
         XCTAssertEqual(driver.stopReason, .requested)
@@ -109,12 +118,75 @@ final class OfflineSessionTests: XCTestCase {
         runner.close()
         engine.releaseAll()
     }
+
+    func testClosingTheFileDriverMidwayLeavesNoPartialFileAndItRunsOnce() throws {
+        let input = try makeInput()
+        let output = directory.appendingPathComponent("closed.wav").path
+        let gate = DispatchSemaphore(value: 0)
+        let (driver, engine) = try gatedDriver(input: input, output: output, gate: gate)
+        try driver.start(engine: engine)
+        XCTAssertThrowsError(try driver.start(engine: engine)) { error in
+            XCTAssertEqual(error as? OfflineRunError, .runsOnce(path: output), "an offline run reads its input once")
+        }
+        XCTAssertThrowsError(try driver.resumeAfterSuspend(engine: engine, timeoutMilliseconds: 0)) { error in
+            XCTAssertEqual(error as? OfflineRunError, .notSuspended(path: output))
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { gate.signal() }
+        driver.close()
+        XCTAssertTrue(driver.isClosed)
+        XCTAssertEqual(driver.stopReason, .requested)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        engine.releaseAll()
+    }
+
+    /// An input that turns out shorter than its header said (cut while the run
+    /// reads it) ends the session with the file's own words, exit status 1,
+    /// and no output file.
+    func testAnInputCutShortWhileReadEndsTheSessionWithTheFilesError() throws {
+        let input = try makeInput()
+        let output = directory.appendingPathComponent("short.wav").path
+        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: output))
+        driver.outputChannelCount = 1
+        // The driver has read the header (48017 frames); the file now holds a third of them.
+        let data = try Data(contentsOf: URL(fileURLWithPath: input))
+        try data.prefix(data.count / 3).write(to: URL(fileURLWithPath: input))
+        let engine = RenderEngine()
+        engine.install(try plan(inputChannels: 1, spec: driver.processSpec))
+        let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
+                                   watcher: nil, takeSignals: { [] }, suspendProcess: {},
+                                   reopen: { throw AudioFileError.cannotOpen(path: input, reason: "not reopened") })
+        runner.send(.userStart)
+        let deadline = Date().addingTimeInterval(20)
+        while !runner.isOver && Date() < deadline {
+            runner.poll()
+            usleep(2000)
+        }
+        guard case let .stopped(.error(what)) = runner.state else { return XCTFail("\(runner.state)") }
+        XCTAssertTrue(what.contains("input 'file:\(input)'"), what)
+        XCTAssertTrue(what.contains("is truncated"), "the file's own error, not only an errno: \(what)")
+        XCTAssertEqual(runner.state.exitStatus, 1)
+        runner.close()
+        engine.releaseAll()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "a failed run leaves no output")
+        XCTAssertEqual(driver.stopReason, .ioError(.capture, code: -EIO))
+    }
 }
 
-/// Passes its input through, 10 ms late per block: an offline render slow enough to catch midway.
-final class SlowNode: AudioNode {
+/// Passes its input through, holding its first block until `gate` opens.
+final class GatedNode: AudioNode {
+    private let gate: DispatchSemaphore
+    private var opened = false
+
+    init(name: String, gate: DispatchSemaphore) {
+        self.gate = gate
+        super.init(name: name)
+    }
+
     override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        usleep(10_000)
+        if !opened {
+            gate.wait()
+            opened = true
+        }
         guard let input = inputs.connectedBus0 else { return output.clear() }
         output.copy(from: input)
     }

@@ -92,9 +92,11 @@ final class ScriptedDriver: AudioDriver, @unchecked Sendable {
     var realtimeNotice: String? { nil }
     var isRunning: Bool { running.load(ordering: .acquiring) }
     var xrunCount: Int { xruns.load(ordering: .relaxed) }
+    /// Why the last run ended (its script's reason, or `.requested` after a
+    /// stop), as a device driver keeps it until the next start; nil while
+    /// running or before the first start.
     var stopReason: DriverStopReason? {
-        guard thread != nil, !running.load(ordering: .acquiring) else { return nil }
-        return loopEnd
+        running.load(ordering: .acquiring) ? nil : loopEnd
     }
 
     func nextEvent() -> DriverEvent? { events.pop() }
@@ -157,8 +159,10 @@ final class ScriptedDriver: AudioDriver, @unchecked Sendable {
 
     // MARK: Audio thread
 
-    /// - Thread: audio.
-    /// - Realtime: safe: the buffers are allocated before it starts; events are plain values.
+    /// - Thread: audio
+    /// - Realtime: safe (the buffers are allocated before it starts and events
+    ///   are plain values; it sleeps a period's length to pace itself, as a
+    ///   device's wait would)
     private func loop(engine: RenderEngine, input: AudioBuffer, output: AudioBuffer) {
         var period = 0
         while !stopRequested.load(ordering: .relaxed) {
