@@ -1,12 +1,15 @@
-/// libsndfile's error strings say "System error : File too large."; keep the useful part.
-enum SoundFileErrorText {
-    /// `text` without its "System error : " prefix and trailing periods and newlines.
-    /// - Thread: writer, control
+/// libsndfile's error strings, for one-line messages: "System error : File
+/// too large." says "File too large".
+public enum SoundFileErrorText {
+    /// `text` without its "System error : " prefix, surrounding white space and
+    /// trailing periods; "unknown error" when nothing is left.
+    /// - Thread: any
     /// - Realtime: unsafe (allocates)
-    static func clean(_ text: String) -> String {
-        var t = text
-        if let range = t.range(of: "System error : ") { t = String(t[range.upperBound...]) }
-        while t.hasSuffix(".") || t.hasSuffix("\n") { t.removeLast() }
-        return t
+    public static func clean(_ text: String) -> String {
+        var t = Substring(text)
+        if let range = t.range(of: "System error : ") { t = t[range.upperBound...] }
+        t = t.drop { $0.isWhitespace }
+        while let last = t.last, last == "." || last.isWhitespace { t.removeLast() }
+        return t.isEmpty ? "unknown error" : String(t)
     }
 }

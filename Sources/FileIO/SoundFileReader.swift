@@ -25,7 +25,7 @@ public final class SoundFileReader {
         if (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotOpen(path: path, reason: "is a directory") }
         var info = SF_INFO()
         guard let h = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .cannotOpen(path: path, reason: Self.cleanReason(String(cString: sf_strerror(nil))))
+            throw .cannotOpen(path: path, reason: SoundFileErrorText.clean(String(cString: sf_strerror(nil))))
         }
         handle = h
         sampleRate = Int(info.samplerate)
@@ -99,15 +99,6 @@ public final class SoundFileReader {
         case Int32(SF_FORMAT_DOUBLE): return 8
         default: return 0
         }
-    }
-
-    /// libsndfile's messages carry a trailing period and sometimes a newline.
-    /// - Thread: writer, control
-    /// - Realtime: unsafe (builds Strings)
-    static func cleanReason(_ s: String) -> String {
-        var r = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        if r.hasSuffix(".") { r.removeLast() }
-        return r.isEmpty ? "unknown error" : r
     }
 }
 

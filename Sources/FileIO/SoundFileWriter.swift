@@ -26,7 +26,7 @@ public final class SoundFileWriter {
             throw .unsupported(path: path, reason: "\(container.rawValue) cannot hold \(sampleFormat.rawValue) at \(sampleRate) Hz, \(channelCount) channels")
         }
         guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw .cannotOpen(path: path, reason: SoundFileReader.cleanReason(String(cString: sf_strerror(nil))))
+            throw .cannotOpen(path: path, reason: SoundFileErrorText.clean(String(cString: sf_strerror(nil))))
         }
         handle = h
         // Float input beyond ±1 is clipped, not wrapped, when stored as integers.
@@ -42,7 +42,7 @@ public final class SoundFileWriter {
         guard let handle else { throw .writeFailed(path: path, reason: "file is closed") }
         let n = sf_writef_float(handle, samples, sf_count_t(frames))
         if n != frames {
-            throw .writeFailed(path: path, reason: SoundFileReader.cleanReason(String(cString: sf_strerror(handle))))
+            throw .writeFailed(path: path, reason: SoundFileErrorText.clean(String(cString: sf_strerror(handle))))
         }
         framesWritten += Int64(frames)
     }

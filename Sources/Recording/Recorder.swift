@@ -1,5 +1,6 @@
 import CSndFile
 import Engine
+import FileIO
 import Foundation
 import Synchronization
 

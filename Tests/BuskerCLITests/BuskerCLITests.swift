@@ -108,6 +108,17 @@ final class BuskerCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
     }
 
+    /// A write that fails midway (a file-size limit, as a full disk would) is
+    /// one line and exit status 1, not a signal, and leaves no partial file.
+    func testAFileSizeLimitIsAOneLineErrorAndLeavesNoFile() throws {
+        let voice = try writeSine("long.wav", frequency: 440, amplitude: 0.3, seconds: 4, rate: 48000)
+        // bash's ulimit -f counts 1024-byte blocks: 64 KiB, under a third of a second of the 24-bit stereo output.
+        let r = try runProgram("/bin/bash", ["-c", "ulimit -f 64; exec \"$0\" \"$@\"", buskerPath,
+                                             "live", "--input", "file:" + voice, "--output", "file:" + path("out.wav")])
+        assertOneLineError(r, status: 1, mentioning: "writing '\(path("out.wav"))' failed: File too large")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.wav")))
+    }
+
     func testOutOfRangeAndUnknownValuesAreUsageErrors() throws {
         let input = try writeSine("in.wav", frequency: 440, amplitude: 0.5, seconds: 0.1, rate: 48000)
         let base = ["live", "--input", "file:" + input, "--output", "file:" + path("out.wav")]
