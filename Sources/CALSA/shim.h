@@ -3,10 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-// Helpers for ALSAIO that Swift cannot express: ALSA's error handler is a
+// Helpers for the ALSA target that Swift cannot express: ALSA's error handler is a
 // C variadic function, which Swift can neither define nor pass.
 // The state below is `static`: every object file that uses these helpers gets
-// its own copy, so only ALSAIO/ALSALibrary.swift calls them.
+// its own copy, so only ALSA/ALSALibrary.swift calls them.
 
 enum { BUSKER_ALSA_MESSAGE_SIZE = 256 };
 

@@ -132,14 +132,6 @@ public final class RenderEngine: @unchecked Sendable {
         }
     }
 
-    /// The currently running plan's spec, if any.
-    /// - Thread: audio
-    /// - Realtime: safe
-    public var currentSpec: ProcessSpec? {
-        guard let current else { return nil }
-        return Unmanaged<RenderPlan>.fromOpaque(current).takeUnretainedValue().spec
-    }
-
     /// Takes a newly installed plan, if there is one and the retired queue
     /// has room for the plan it replaces.
     /// - Thread: audio

@@ -28,11 +28,6 @@ public final class MIDISources {
     /// Things the user should know that are not errors ("no ALSA sequencer here").
     public private(set) var notices: [String] = []
 
-    /// `--midi` and `--midi-in` as given.
-    public convenience init(args: ArgumentScanner) throws {
-        try self.init(midi: args.string("midi"), midiIn: args.string("midi-in"))
-    }
-
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.

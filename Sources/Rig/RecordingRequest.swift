@@ -34,7 +34,6 @@ public struct RecordingRequest {
     /// Takes the recording options out of `arguments`.
     /// - Parameters:
     ///   - formatOptions: the names the take's format goes by here (`format`, `record-format`).
-    ///   - pathIsPositional: `busker record [PATH]`: the take's path is the positional argument.
     public static func extract(from arguments: [String], formatOptions: Set<String>) throws -> (RecordingRequest, [String]) {
         var request = RecordingRequest()
         var rest: [String] = []
