@@ -43,7 +43,7 @@ final class RecordingAllocationTests: XCTestCase {
         let report = recorder.stop()
         XCTAssertNil(report.error)
         XCTAssertGreaterThanOrEqual(report.frames, 3000 * 64, "the counted blocks are in the file")
-        XCTAssertGreaterThanOrEqual(report.midiEvents, 2, "MIDI was recorded alongside")
+        XCTAssertGreaterThanOrEqual(report.midiEvents, 2, "the two notes stamped inside the counted blocks were recorded alongside")
         engine.releaseAll()
     }
 
