@@ -47,12 +47,7 @@ public final class LiveRig {
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
 
         StopSignals.install(jobControl: true)
-        let driver: DuplexDriver
-        do {
-            driver = try DuplexDriver(options: options.driver)
-        } catch {
-            throw CommandLineError.runtime(error.description)
-        }
+        let driver = try DuplexDriver.openForCommand(options.driver)
         let granted = driver.granted
         // A duplex driver always grants a capture side; only playback-only drivers have none.
         let chain = try VoiceChain.make(inputChannelCount: granted.capture?.channels ?? 1, settings: options.settings,

@@ -59,12 +59,7 @@ public final class PlayRig {
         let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn)
         self.sources = sources
         StopSignals.install(jobControl: true)
-        let driver: DuplexDriver
-        do {
-            driver = try DuplexDriver(options: options.driver)
-        } catch {
-            throw CommandLineError.runtime(error.description)
-        }
+        let driver = try DuplexDriver.openForCommand(options.driver)
         let rate = Double(driver.granted.sampleRate)
         let player = try songPath.map { try SongFile.player(path: $0, sampleRate: driver.granted.sampleRate) }
         player?.isLooping = options.loop

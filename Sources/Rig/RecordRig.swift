@@ -16,12 +16,7 @@ public enum RecordRig {
     public static func recordDevice(options: DuplexDriver.Options, request: RecordingRequest, duration: Double?) throws {
         let path = try request.resolvePath()
         StopSignals.install()
-        let driver: DuplexDriver
-        do {
-            driver = try DuplexDriver(options: options)
-        } catch {
-            throw CommandLineError.runtime(error.description)
-        }
+        let driver = try DuplexDriver.openForCommand(options)
         let granted = driver.granted
         let captureChannels = granted.capture?.channels ?? 1
         let graph = AudioGraph(inputChannelCount: captureChannels)
