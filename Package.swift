@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
                                                       "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
-        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "CAllocationCounter",
+        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CAllocationCounter",
                                                      "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport"]),

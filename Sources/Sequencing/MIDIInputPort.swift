@@ -59,6 +59,26 @@ public final class MIDIInputPort: @unchecked Sendable {
         }
     }
 
+    // MARK: Consumer thread
+
+    /// Takes the next event off the queue, for a consumer other than the
+    /// audio thread's `MIDIScheduler`: `busker live`, which has no
+    /// instruments, reads its MIDI controls on the control thread. A port has
+    /// exactly one consumer: never attach a port read here to a scheduler.
+    /// A release the queue had no room for comes back as `.releaseAllNotes`.
+    /// - Thread: control (the port's one consumer)
+    /// - Realtime: safe
+    public func receive() -> MIDIInputEvent? {
+        if let event = queue.pop() {
+            delivered.add(1, ordering: .relaxed)
+            return event
+        }
+        if releaseRequested.exchange(false, ordering: .acquiring) {
+            return MIDIInputEvent(time: .now, item: .releaseAllNotes)
+        }
+        return nil
+    }
+
     // MARK: Any thread
 
     /// Messages dropped because the queue was full.

@@ -1,0 +1,156 @@
+import ALSA
+import Foundation
+import MIDI
+import Sequencing
+
+/// MIDI control of `busker live`: the MIDI sources (`--midi`, `--midi-in`),
+/// the control map, soft takeover and learn mode, all on the control thread.
+///
+/// `busker live` has no instruments and so no `MIDIScheduler`: the control
+/// thread is the one consumer of every port (`MIDIInputPort.receive()`). What
+/// a message changes reaches the audio thread only as the settings the caller
+/// applies through parameters, which ramp; the render thread never sees MIDI.
+///
+/// - Realtime: unsafe (allocates, opens devices). Control thread only.
+public final class LiveMIDIControl {
+    public static let valued: Set<String> = ["midi", "midi-in"]
+
+    public static let help = """
+    MIDI control (a footswitch or controller drives the live controls):
+      --midi auto|none|CLIENT:PORT
+                             ALSA sequencer: auto connects every hardware MIDI input and
+                             follows them as they come and go (default); CLIENT:PORT picks
+                             one, as aconnect names it (20:0, "Keystation:0"); none skips it
+      --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
+                             (with a /dev/snd device, --midi defaults to none: the two would share it)
+      default mapping, any channel: CC 64 (sustain footswitch) toggles the mic on each press;
+      CC 7 sets the volume, CC 91 strip 1's reverb send (a fader far from the current value
+      does nothing until it reaches it: soft takeover). Key l learns: press l, then a control's
+      key, then move a knob or pedal or hit a pad. A preset keeps the mapping.
+    """
+
+    public let sources: MIDISources
+    public private(set) var responder: MIDIControlResponder
+    public private(set) var learn = MIDILearn()
+    /// The last thing MIDI did, for the screen ("CC 7 → volume 0.42").
+    public private(set) var lastAction: String?
+    /// Actions since the last `takeActionLines()`, for a headless session's output.
+    private var actionLog: [(source: MIDIControlSource?, line: String)] = []
+
+    /// - Parameters:
+    ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
+    ///   - midiIn: a raw MIDI device, FIFO or file, or nil.
+    ///   - map: the bindings (the defaults, or a preset's).
+    /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
+    ///   `auto` is a notice (`notices`), not an error.
+    public init(midi: String?, midiIn: String?, map: MIDIControlMap = .defaults) throws {
+        sources = try MIDISources(midi: midi, midiIn: midiIn)
+        responder = MIDIControlResponder(map: map)
+    }
+
+    public var map: MIDIControlMap { responder.map }
+    /// Things the user should know that are not errors ("no MIDI devices: …").
+    public var notices: [String] { sources.notices }
+
+    /// Replaces the map (a preset loaded); faders pick up again.
+    public func setMap(_ map: MIDIControlMap) {
+        responder = MIDIControlResponder(map: map)
+    }
+
+    public func start() { sources.start() }
+    public func stop() { sources.stop() }
+
+    // MARK: Learn mode
+
+    public func startLearning() { learn.start() }
+    /// The user chose the control to learn (by its key).
+    public func learnControl(_ control: LiveControl) { learn.choose(control) }
+    public func cancelLearning() { learn.cancel() }
+
+    // MARK: Messages
+
+    /// What `poll` asks of the session.
+    public struct Changes: Equatable {
+        /// Flip the mic (an odd number of presses since the last poll).
+        public var toggleMic = false
+        /// The settings changed: apply them.
+        public var settingsChanged = false
+        /// A binding was learned: the map changed.
+        public var learned = false
+
+        public init() {}
+    }
+
+    /// Takes every message waiting on every port and applies it to `settings`
+    /// (or, in learn mode, binds it). Call it from the control loop.
+    /// - Parameter micOn: the mic's state before this poll, for the action line.
+    public func poll(settings: inout LiveSettings, micOn: Bool) -> Changes {
+        var changes = Changes()
+        for port in sources.ports {
+            while let event = port.receive() {
+                guard case let .message(message) = event.item else {
+                    responder.sourceReleased()
+                    continue
+                }
+                var map = responder.map
+                switch learn.receive(message, map: &map) {
+                case .bound:
+                    responder.map = map
+                    changes.learned = true
+                    record(learn.lastResult.map { "learned \($0)" })
+                    continue
+                case .refused:
+                    continue
+                case .notTaken:
+                    break
+                }
+                switch responder.respond(to: message, settings: &settings) {
+                case .ignored:
+                    break
+                case let .toggleMic(source):
+                    changes.toggleMic.toggle()
+                    record("\(source.label) → mic \(micOn != changes.toggleMic ? "on" : "off")")
+                case let .changed(control, source):
+                    changes.settingsChanged = true
+                    record("\(source.label) → \(describe(control, in: settings))", source: control.isToggle ? nil : source)
+                case let .awaitingPickup(control, source, fader, current):
+                    let f = describe(control, value: fader), c = describe(control, value: current)
+                    record("\(source.label) at \(f): move it to \(c) to pick up \(control.label)", source: source)
+                }
+            }
+        }
+        return changes
+    }
+
+    /// Lines describing what MIDI did since the last call (headless output).
+    public func takeActionLines() -> [String] {
+        defer { actionLog.removeAll(keepingCapacity: true) }
+        return actionLog.map(\.line)
+    }
+
+    private func record(_ line: String?, source: MIDIControlSource? = nil) {
+        guard let line else { return }
+        lastAction = line
+        // A fader sends dozens of messages a second: its latest line stands for them.
+        if let source, let last = actionLog.last, last.source == source {
+            actionLog[actionLog.count - 1].line = line
+        } else {
+            actionLog.append((source, line))
+        }
+    }
+
+    private func describe(_ control: LiveControl, in settings: LiveSettings) -> String {
+        if case let .mute(strip) = control, let index = control.stripIndex(in: settings) {
+            return "strip \(strip) \(settings.strips[index].mute ? "muted" : "on")"
+        }
+        return "\(control.label) \(control.value(in: settings).map { describe(control, value: $0) } ?? "")"
+    }
+
+    private func describe(_ control: LiveControl, value: Float) -> String {
+        switch control {
+        case .volume, .pan: return String(format: "%.2f", value)
+        case .reverb: return "\(Int(value.rounded())) %"
+        default: return String(format: "%.1f dB", value)
+        }
+    }
+}
