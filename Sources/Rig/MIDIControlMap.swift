@@ -108,6 +108,34 @@ public struct MIDIControlMap: Equatable, Sendable {
     }
 }
 
+extension MIDIControlMap {
+    /// The preset's `[midi]` entries, as `key = value` pairs in the order `lines` has them.
+    public var entries: [(key: String, value: String)] {
+        bindings.keys.sorted().map { ($0.text, bindings[$0]!.text) }
+    }
+
+    /// Reads a preset's `[midi]` entries, already split at `=` by the preset
+    /// reader, each with its line in the file. The map holds exactly these.
+    /// - Throws: `MIDIControlMapError` naming the first bad entry's line.
+    public init(entries: [(key: String, value: String, line: Int)]) throws(MIDIControlMapError) {
+        var bindings: [MIDIControlSource: LiveControl] = [:]
+        for entry in entries {
+            let text = "\(entry.key.trimmingSpaces) = \(entry.value.trimmingSpaces)"
+            let source: MIDIControlSource, control: LiveControl
+            do {
+                (source, control) = try Self.binding(key: entry.key, value: entry.value)
+            } catch {
+                throw .init(line: entry.line, text: text, problem: error.problem)
+            }
+            if let earlier = bindings[source] {
+                throw .init(line: entry.line, text: text, problem: "\(source.text) is already bound to \(earlier.text)")
+            }
+            bindings[source] = control
+        }
+        self.init(bindings: bindings)
+    }
+}
+
 extension String {
     var trimmingSpaces: String {
         var s = Substring(self)

@@ -13,10 +13,9 @@ public struct MIDIControlMapError: Error, Equatable, CustomStringConvertible {
         self.problem = problem
     }
 
-    public var description: String {
-        var prefix = ""
-        if let line { prefix += "line \(line): " }
-        if let text { prefix += "'\(text)': " }
-        return prefix + problem
-    }
+    public var description: String { (line.map { "line \($0): " } ?? "") + message }
+
+    /// The line as written and what is wrong with it, without the line number
+    /// (for a reader that names the file and line itself).
+    public var message: String { (text.map { "'\($0)': " } ?? "") + problem }
 }

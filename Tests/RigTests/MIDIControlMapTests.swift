@@ -34,6 +34,21 @@ final class MIDIControlMapTests: XCTestCase {
         XCTAssertEqual(try MIDIControlMap(lines: []), .empty)
     }
 
+    func testPresetEntriesRoundTripAndNameTheirLine() throws {
+        var map = MIDIControlMap.defaults
+        map.bind(.note(36, channel: 9), to: .mute(strip: 2))
+        let entries = map.entries
+        XCTAssertEqual(entries.map { "\($0.key) = \($0.value)" }, map.lines)
+        let read = try MIDIControlMap(entries: entries.enumerated().map { ($0.element.key, $0.element.value, $0.offset + 20) })
+        XCTAssertEqual(read, map)
+        XCTAssertEqual(try MIDIControlMap(entries: []), .empty)
+        XCTAssertThrowsError(try MIDIControlMap(entries: [("cc7", "volume", 30), ("cc8", " gain 0", 31)])) { error in
+            let mapError = error as? MIDIControlMapError
+            XCTAssertEqual(mapError?.line, 31)
+            XCTAssertEqual(mapError?.message, "'cc8 = gain 0': strip '0' is not a number 1–16")
+        }
+    }
+
     func testParseErrorsNameTheLine() {
         let cases: [([String], String)] = [
             (["cc64 = mic", "cc200 = volume"], "line 12: 'cc200 = volume': 'cc200': CC numbers go from 0 to 127"),
