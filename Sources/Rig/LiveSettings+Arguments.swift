@@ -130,9 +130,8 @@ extension LiveSettings {
 
     /// The shortest arguments of `busker live` that make exactly these
     /// settings (`LiveSettings(commandLine:)` gives them back, equal): each
-    /// strip control goes into a global option when most strips share a value
-    /// other than the default, and into `--strip N:…` where a strip differs
-    /// from it. Numbers are printed so they read back as the same Float.
+    /// strip control goes into a global option when that saves writing it for
+    /// several strips, and into `--strip N:…` where a strip differs from it. Numbers are printed so they read back as the same Float.
     public func commandLineArguments() -> [String] {
         var arguments: [String] = []
         let lists = strips.map(\.channels)
@@ -148,12 +147,14 @@ extension LiveSettings {
             var global = fallback
             let enabled = key.globalRequires.map { globals[$0] == .flag(true) } ?? true
             if key.hasGlobalOption && enabled {
-                // The most common value; on a tie the default (it costs no argument), else the first strip's.
-                var best = fallback, bestCount = values.filter { $0 == fallback }.count
-                for value in values where value != best {
-                    let count = values.filter { $0 == value }.count
-                    if count > bestCount { (best, bestCount) = (value, count) }
+                // The value that needs the fewest settings written out (the global
+                // option, if not the default, plus a strip override for every strip
+                // that differs); on a tie the default, which costs no option.
+                func cost(_ value: StripSettings.Key.Value) -> Int {
+                    (value == fallback ? 0 : 1) + values.filter { $0 != value }.count
                 }
+                var best = fallback
+                for value in values where cost(value) < cost(best) { best = value }
                 global = best
             }
             globals[key] = global
