@@ -30,6 +30,8 @@ public enum ChainBench {
         public var runs = 3
         public var compareWithSox = true
         public var perNode = false
+        /// Voice processing (speexdsp) in each strip; off measures every other stage.
+        public var voiceProcessing = true
         public var howlGuard = true
         public init() {}
     }
@@ -60,7 +62,7 @@ public enum ChainBench {
         } catch let error as AudioFileError {
             throw CommandLineError.runtime(error.description)
         }
-        let settings = everyStageOn(inputChannelCount: channels, howlGuard: options.howlGuard)
+        let settings = everyStageOn(inputChannelCount: channels, howlGuard: options.howlGuard, voiceProcessing: options.voiceProcessing)
         let frames = samples.count / channels
         print("input: \(inputPath), \(formatSeconds(Double(frames) / Double(rate))) s, \(channels) channel(s), \(rate) Hz")
 
@@ -68,7 +70,8 @@ public enum ChainBench {
         let inMemory = try renderInMemory(samples: samples, channels: channels, rate: rate, period: period, settings: settings)
         let budget = Double(period) / Double(rate)
         let strips = settings.strips.map(\.sourceLabel).joined(separator: ", ")
-        print("live chain, \(settings.strips.count) strip(s) (\(strips)), every stage on; in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
+        let stages = options.voiceProcessing ? "every stage on" : "every stage on but voice processing"
+        print("live chain, \(settings.strips.count) strip(s) (\(strips)), \(stages); in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
         print(String(format: "  %.0f× real time; worst block %.1f µs = %.1f%% of its %.0f µs budget; 99.9th percentile %.1f%%",
                      inMemory.realtimeFactor, inMemory.worst * 1e6, 100 * inMemory.worst / budget, budget * 1e6,
                      100 * inMemory.p999 / budget))
@@ -113,14 +116,14 @@ public enum ChainBench {
 
     /// The benchmark's settings: a strip for each of the first two input
     /// channels, every stage on, the bus at full volume.
-    public static func everyStageOn(inputChannelCount: Int, howlGuard: Bool) -> LiveSettings {
+    public static func everyStageOn(inputChannelCount: Int, howlGuard: Bool, voiceProcessing: Bool = true) -> LiveSettings {
         var settings = LiveSettings()
         settings.strips = (1...max(1, min(2, inputChannelCount))).map { channel in
             var strip = StripSettings(channels: [channel])
             strip.gainDB = 1
             strip.noiseGate = true
             strip.compressor = true
-            strip.voiceProcessing = true
+            strip.voiceProcessing = voiceProcessing
             strip.bassDB = 6
             strip.trebleDB = 3
             strip.boostDB = 1

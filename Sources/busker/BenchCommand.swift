@@ -25,6 +25,7 @@ enum BenchCommand {
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
       --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
+      --no-voice-processing  every stage on but speexdsp's voice processing, by far the dearest
       --howl             only the howl guard: added stable gain and detection
                          time in the feedback simulator (--seconds 4…600: run length,
                          default 12; no other option goes with it)
@@ -32,7 +33,7 @@ enum BenchCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl", "no-howl-guard"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl", "no-howl-guard", "no-voice-processing"])
         if args.has("help") {
             print(help)
             return
@@ -40,7 +41,7 @@ enum BenchCommand {
         if args.has("howl") {
             // The howl bench runs the feedback simulator only: an option for the chain bench would be silently ignored.
             let ignored = ["period", "runs", "file-period", "input"].filter { args.string($0) != nil }
-                + ["no-howl-guard", "no-sox", "nodes"].filter { args.has($0) }
+                + ["no-howl-guard", "no-sox", "nodes", "no-voice-processing"].filter { args.has($0) }
             if let first = ignored.first {
                 throw CommandLineError.usage("--\(first) does not go with --howl (it takes only --seconds)")
             }
@@ -56,6 +57,7 @@ enum BenchCommand {
         options.compareWithSox = !args.has("no-sox")
         options.perNode = args.has("nodes")
         options.howlGuard = !args.has("no-howl-guard")
+        options.voiceProcessing = !args.has("no-voice-processing")
         try ChainBench.run(options)
     }
 }
