@@ -65,7 +65,11 @@ public final class LiveMIDIControl {
     public func startLearning() { learn.start() }
     /// The user chose the control to learn (by its key).
     public func learnControl(_ control: LiveControl) { learn.choose(control) }
-    public func cancelLearning() { learn.cancel() }
+    public func cancelLearning() {
+        guard learn.isActive else { return }
+        learn.cancel()
+        lastAction = "learn cancelled"
+    }
 
     // MARK: Messages
 

@@ -12,6 +12,7 @@ public enum LiveScreen {
         ("↑ ↓", "volume"),
         ("m", "room"),
         ("h", "howl guard"),
+        ("l", "learn MIDI"),
         ("^R", "record"),
         ("q", "quit"),
     ]
@@ -84,7 +85,12 @@ public enum LiveScreen {
                          + "   voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"
                          + (strip.cleanUpActivity.isEmpty ? "" : "   \(dim)\(strip.cleanUpActivity)\(reset)"))
         }
-        lines.append("")
+        // The MIDI line takes the blank line above the keys: the screen keeps its height.
+        if let midi = s.midi {
+            lines.append("  " + (s.learning ? "\u{1B}[1;33m\(midi)\(reset)" : "\(dim)\(midi)\(reset)"))
+        } else {
+            lines.append("")
+        }
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("  strip: " + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("")

@@ -26,6 +26,8 @@ public final class LiveSession {
     private let started = Date()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
+    /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
+    public var midi: LiveMIDIControl?
 
     public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
@@ -50,6 +52,7 @@ public final class LiveSession {
         while !runner.isOver {
             runner.poll()
             if runner.isOver { break }
+            pollMIDI(headless: terminal == nil)
             if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
@@ -107,6 +110,7 @@ public final class LiveSession {
 
     /// Applies one key; false means quit.
     public func handle(_ key: Key) -> Bool {
+        if let handled = handleLearnKey(key) { return handled }
         var s = settings
         var strip = s.strips[selectedStrip]
         switch key {
@@ -190,7 +194,8 @@ public final class LiveSession {
             xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
             latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms",
             devices: "\(route.input ?? "no capture") → \(route.output)",
-            seconds: Date().timeIntervalSince(started), recording: takes?.indicator)
+            seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
+            midi: midiLine, learning: midi?.learn.isActive ?? false)
     }
 }
 

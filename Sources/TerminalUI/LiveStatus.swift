@@ -29,6 +29,10 @@ public struct LiveStatus {
     public var seconds: Double
     /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
     public var recording: String? = nil
+    /// MIDI control: what learn mode waits for, else what MIDI did last; nil without MIDI or before any.
+    public var midi: String? = nil
+    /// Learn mode is waiting for the user (the MIDI line stands out).
+    public var learning = false
 
     /// One line for `--no-tui`, printed every second.
     public var statusLine: String {

@@ -55,6 +55,8 @@ enum LiveCommand {
       --reconnect            when the device is lost, wait for it and restart on it when it
                              is back (default: stop with exit status 1)
 
+    \(LiveMIDIControl.help)
+
     strip controls (every strip; --strip N:… for one):
       --gain DB              input gain, −24…24 dB (default 0)
       --pan P                −1 left … 0 centre … 1 right, constant power (default 0)
@@ -89,7 +91,7 @@ enum LiveCommand {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
         let args = try ArgumentScanner(arguments,
             valued: LiveSettings.valuedOptions.union(["input", "output", "device", "rate", "period", "periods", "periods-ahead",
-                                                      "format", "limiter-lookahead"]),
+                                                      "format", "limiter-lookahead"]).union(LiveMIDIControl.valued),
             flags: LiveSettings.flagOptions.union(["help", "no-tui", "auto-resume", "reconnect"]))
         if args.has("help") {
             print(help)
@@ -106,6 +108,9 @@ enum LiveCommand {
             }
             if recording.enabled || recording.force || recording.stems {
                 throw CommandLineError.usage("--record is for devices; with file: endpoints the output file is the recording")
+            }
+            if args.string("midi") != nil || args.string("midi-in") != nil {
+                throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
             }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
         } else {
@@ -149,12 +154,18 @@ enum LiveCommand {
         let options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
                                       limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
+        // A --midi-in path that cannot be read is an error before any device opens.
+        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"))
+        for notice in midi.notices { print("busker live: \(notice)") }
         let rig = try LiveRig(options: options)
         if rig.audioStarted {
             let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)
             session.takes = rig.takes
+            session.midi = midi
+            midi.start()
             _ = session.run()
         }
+        midi.stop()
         try rig.finish()
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import Rig
+
+/// MIDI control in the live session (`LiveMIDIControl`): the control loop
+/// drains the MIDI ports, and learn mode takes over a few keys.
+extension LiveSession {
+    /// The key that starts (and, pressed again, cancels) learn mode.
+    public static var learnKey: Key { .character("l") }
+
+    /// Takes every waiting MIDI message and applies what it changed: the mic
+    /// through `setMic(on:)`, the rest through `apply(_:)` (parameters, which
+    /// ramp). Headless, each action is a line on standard output.
+    /// - Thread: control
+    func pollMIDI(headless: Bool) {
+        guard let midi else { return }
+        var s = settings
+        let changes = midi.poll(settings: &s, micOn: micOn)
+        if changes.toggleMic { toggleMic() }
+        if changes.settingsChanged { apply(s) }
+        if headless {
+            for line in midi.takeActionLines() { print("busker live: MIDI: \(line)") }
+        }
+    }
+
+    /// Learn mode's keys: `l` starts or cancels it; while it waits for a
+    /// control, that control's key chooses it (on the selected strip); Esc
+    /// cancels. Returns nil when the key is not learn mode's (the caller
+    /// handles it as usual).
+    /// - Thread: control
+    func handleLearnKey(_ key: Key) -> Bool? {
+        guard let midi else { return nil }
+        if key == Self.learnKey {
+            if midi.learn.isActive { midi.cancelLearning() } else { midi.startLearning() }
+            return true
+        }
+        guard midi.learn.isActive else { return nil }
+        if key == .escape {
+            midi.cancelLearning()
+            return true
+        }
+        guard let control = Self.learnableControl(for: key, strip: selectedStrip + 1) else { return nil }
+        midi.learnControl(control)
+        return true
+    }
+
+    /// The control a key of the live screen adjusts, for learn mode; nil for
+    /// keys that drive nothing MIDI can (the room, quitting).
+    public static func learnableControl(for key: Key, strip: Int) -> LiveControl? {
+        switch key {
+        case .character(" "): return .mic
+        case .up, .down, .character("+"), .character("="), .character("-"): return .volume
+        case .character("r"), .character("R"): return .reverb(strip: strip)
+        case .character("x"), .character("X"): return .mute(strip: strip)
+        case .character("i"), .character("I"): return .gain(strip: strip)
+        case .character("p"), .character("P"): return .pan(strip: strip)
+        case .character("b"), .character("B"): return .bass(strip: strip)
+        case .character("t"), .character("T"): return .treble(strip: strip)
+        default: return nil
+        }
+    }
+
+    /// The screen's MIDI line: what learn mode waits for, else what MIDI did last.
+    var midiLine: String? {
+        guard let midi else { return nil }
+        if midi.learn.isActive { return midi.learn.prompt }
+        return midi.lastAction.map { "MIDI: \($0)" }
+    }
+}
