@@ -48,15 +48,17 @@ public enum LiveScreen {
         lines.append("  \(style)\(pad)\(reset)")
         lines.append(recordingLine(s.recording))
         let width = max(10, min(50, columns - 30))
-        let labelWidth = max(5, (s.strips.map { $0.source.count + 2 }.max() ?? 5))
-        for strip in s.strips {
-            let mark = strip.selected && s.strips.count > 1 ? "▸" : " "
-            let label = "\(mark)\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
-            lines.append(meterLine(label: label.padding(toLength: labelWidth + 2, withPad: " ", startingAt: 0), db: strip.peakDB, width: width))
+        // Each strip's meter is labelled with the channel(s) it reads; ▸ marks the selected strip, M a muted one.
+        let stripLabels = s.strips.map { strip in
+            (strip.selected && s.strips.count > 1 ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
+        }
+        let labelWidth = max(5, stripLabels.map(\.count).max() ?? 5)
+        for (strip, label) in zip(s.strips, stripLabels) {
+            lines.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: width))
         }
         for (c, db) in s.outputPeakDB.enumerated() {
             let side = s.outputPeakDB.count == 1 ? "out" : c == 0 ? "out L" : "out R"
-            lines.append(meterLine(label: side.padding(toLength: labelWidth + 2, withPad: " ", startingAt: 0), db: db, width: width))
+            lines.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: width))
         }
         if s.limiterReductionDB > 0.1 {
             lines.append("  limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB")

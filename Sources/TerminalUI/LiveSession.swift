@@ -185,7 +185,7 @@ public final class LiveSession {
                                voiceProcessingAvailable: strip.voiceProcessor != nil,
                                cleanUpActivity: activity.joined(separator: " · "))
         }
-        return LiveStatus(
+        var status = LiveStatus(
             micOn: micOn, settings: settings, strips: strips, selectedStrip: selectedStrip,
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             outputRMSDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).rmsDB },
@@ -194,8 +194,10 @@ public final class LiveSession {
             xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
             latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms",
             devices: "\(route.input ?? "no capture") → \(route.output)",
-            seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
-            midi: midiLine, learning: midi?.learn.isActive ?? false)
+            seconds: Date().timeIntervalSince(started), recording: takes?.indicator)
+        status.midi = midiLine
+        status.learning = midi?.learn.isActive ?? false
+        return status
     }
 }
 

@@ -34,6 +34,28 @@ public struct LiveStatus {
     /// Learn mode is waiting for the user (the MIDI line stands out).
     public var learning = false
 
+    public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
+                outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
+                xruns: Int, state: String, notice: String?, hint: String?, latency: String, devices: String,
+                seconds: Double, recording: String? = nil) {
+        self.micOn = micOn
+        self.settings = settings
+        self.strips = strips
+        self.selectedStrip = selectedStrip
+        self.outputPeakDB = outputPeakDB
+        self.outputRMSDB = outputRMSDB
+        self.limiterReductionDB = limiterReductionDB
+        self.howl = howl
+        self.xruns = xruns
+        self.state = state
+        self.notice = notice
+        self.hint = hint
+        self.latency = latency
+        self.devices = devices
+        self.seconds = seconds
+        self.recording = recording
+    }
+
     /// One line for `--no-tui`, printed every second.
     public var statusLine: String {
         func db(_ x: Float) -> String { x.isFinite ? String(format: "%.1f", x) : "-inf" }
