@@ -97,18 +97,28 @@ public final class LiveMIDIControl {
                     continue
                 }
                 var map = responder.map
+                var learned = false
                 switch learn.receive(message, map: &map) {
-                case .bound:
+                case let .bound(_, control):
                     responder.map = map
                     changes.learned = true
                     record(learn.lastResult.map { "learned \($0)" })
-                    continue
+                    // The press that bound a switch does not also flip it; a knob's
+                    // message tells where the knob is (soft takeover decides the rest).
+                    if control.isToggle { continue }
+                    learned = true
                 case .refused:
                     continue
                 case .notTaken:
                     break
                 }
-                switch responder.respond(to: message, settings: &settings) {
+                let outcome = responder.respond(to: message, settings: &settings)
+                if learned {
+                    // The screen keeps saying what was learned.
+                    if case .changed = outcome { changes.settingsChanged = true }
+                    continue
+                }
+                switch outcome {
                 case .ignored:
                     break
                 case let .toggleMic(source):

@@ -31,6 +31,8 @@ public struct MIDIControlResponder: Sendable {
     }
 
     private struct Pickup {
+        /// The control this state is about: a source bound anew starts afresh.
+        var control: LiveControl
         var following = false
         /// The fader's last position, in the control's units.
         var lastFader: Float?
@@ -70,7 +72,7 @@ public struct MIDIControlResponder: Sendable {
         }
         guard source.kind == .controlChange, let fader = control.value(forCC: value),
               let current = control.value(in: settings), let range = control.range else { return .ignored }
-        var pickup = pickups[source] ?? Pickup()
+        var pickup = pickups[source].flatMap { $0.control == control ? $0 : nil } ?? Pickup(control: control)
         if let applied = pickup.applied, applied != current { pickup.following = false }
         if !pickup.following {
             let step = (range.upperBound - range.lowerBound) / 127

@@ -11,7 +11,7 @@ extension LiveSession {
     /// through `setMic(on:)`, the rest through `apply(_:)` (parameters, which
     /// ramp). Headless, each action is a line on standard output.
     /// - Thread: control
-    func pollMIDI(headless: Bool) {
+    public func pollMIDI(headless: Bool) {
         guard let midi else { return }
         var s = settings
         let changes = midi.poll(settings: &s, micOn: micOn)
@@ -27,7 +27,7 @@ extension LiveSession {
     /// cancels. Returns nil when the key is not learn mode's (the caller
     /// handles it as usual).
     /// - Thread: control
-    func handleLearnKey(_ key: Key) -> Bool? {
+    public func handleLearnKey(_ key: Key) -> Bool? {
         guard let midi else { return nil }
         if key == Self.learnKey {
             if midi.learn.isActive { midi.cancelLearning() } else { midi.startLearning() }

@@ -1,0 +1,91 @@
+import Engine
+import FileIO
+import Foundation
+import Rig
+import Session
+import TerminalUI
+import XCTest
+
+/// MIDI control through the live session, as its loop runs it: a real
+/// `midi-in` reader on a FIFO, `pollMIDI` on this (the control) thread, the
+/// chain's parameters read as the audio thread would. Learn mode's keys:
+/// `l`, a control's key, then MIDI; Esc cancels instead of quitting.
+final class LiveSessionMIDITests: XCTestCase {
+    private var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-session-midi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    private func session(_ arguments: [String]) throws -> LiveSession {
+        let input = work.appendingPathComponent("in.wav").path
+        let writer = try SoundFileWriter(path: input, sampleRate: 48000, channelCount: 2, sampleFormat: .f32)
+        try writer.write(interleaved: [Float](repeating: 0, count: 2 * 480))
+        try writer.close()
+        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: work.appendingPathComponent("out.wav").path))
+        let chain = try LiveChain(inputChannelCount: 2, settings: try LiveSettings(commandLine: arguments))
+        let runner = SessionRunner(command: "live", driver: driver, engine: RenderEngine(), policy: SessionPolicy(headless: true),
+                                   watcher: nil, takeSignals: { [] }, suspendProcess: {}, reopen: { driver })
+        return LiveSession(chain: chain, runner: runner, useTUI: false)
+    }
+
+    /// Polls (bounded, 5 s) until `done`.
+    private func poll(_ session: LiveSession, until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            session.pollMIDI(headless: false)
+            if done() { return }
+            usleep(5000)
+        } while Date() < deadline
+        XCTFail("timed out")
+    }
+
+    func testTheFootswitchAndALearnedKnobDriveTheChain() throws {
+        let s = try session(["--inputs", "1,2"])
+        let fifo = work.appendingPathComponent("midi.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let midi = try LiveMIDIControl(midi: "none", midiIn: fifo)
+        s.midi = midi
+        midi.start()
+        defer { midi.stop() }
+        let writer = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        defer { try? writer.close() }
+
+        // The footswitch: the mic goes off on every strip, then on again at the next press.
+        writer.write(Data([0xB0, 64, 127, 0xB0, 64, 0]))
+        poll(s) { !s.micOn }
+        XCTAssertTrue((0..<2).allSatisfy { s.chain.busMixer.inputs[$0].isMuted })
+        writer.write(Data([0xB0, 64, 127]))
+        poll(s) { s.micOn }
+
+        // Learn: strip 2 selected, l, r (its reverb send), then a knob (CC 21) at 0.
+        XCTAssertTrue(s.handle(.character("2")))
+        XCTAssertTrue(s.handle(.character("l")))
+        XCTAssertEqual(s.status().midi, "learn: press the key of the control to bind (Esc cancels)")
+        XCTAssertTrue(s.status().learning)
+        XCTAssertTrue(s.handle(.character("r")))
+        XCTAssertEqual(s.settings.strips[1].reverbSendPercent, 0, "r chose the control; it did not turn the send")
+        XCTAssertEqual(s.status().midi, "learn strip 2 reverb: move a knob or pedal (Esc cancels)")
+        writer.write(Data([0xB0, 21, 0]))
+        poll(s) { midi.map.bindings[.cc(21)] != nil }
+        XCTAssertEqual(midi.map.bindings[.cc(21)], .reverb(strip: 2))
+        XCTAssertEqual(s.status().midi, "MIDI: learned CC 21 → strip 2 reverb")
+        XCTAssertFalse(s.status().learning)
+        // The knob now turns strip 2's send, and only that.
+        writer.write(Data([0xB0, 21, 127]))
+        poll(s) { s.settings.strips[1].reverbSendPercent == 100 }
+        XCTAssertEqual(s.chain.sendMixer.inputs[1].gainDB.value, 0, "send at 100 %: 0 dB")
+        XCTAssertEqual(s.settings.strips[0].reverbSendPercent, 0)
+
+        // Esc while learning cancels and keeps the session; Esc otherwise quits.
+        XCTAssertTrue(s.handle(.character("l")))
+        XCTAssertTrue(s.handle(.escape))
+        XCTAssertEqual(s.status().midi, "MIDI: learn cancelled")
+        XCTAssertFalse(s.handle(.escape))
+    }
+}
