@@ -8,7 +8,7 @@ import XCTest
 /// silence and comes back the same way. On the virtual sound card, with the
 /// ALSA `file` plugin feeding a tone into the capture (`infile`) and keeping a
 /// copy of everything played.
-final class LiveMIDIControlTests: XCTestCase {
+final class LiveMIDIControlCLITests: XCTestCase {
     private let rate = 48_000
 
     func testAFootswitchPressTurnsTheMicOffAndOnWithTheMixersRamp() throws {
