@@ -12,7 +12,6 @@ public enum LiveScreen {
         ("↑ ↓", "volume"),
         ("m", "room"),
         ("h", "howl guard"),
-        ("l", "learn MIDI"),
         ("^R", "record"),
         ("q", "quit"),
     ]
@@ -87,7 +86,7 @@ public enum LiveScreen {
                          + "   voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"
                          + (strip.cleanUpActivity.isEmpty ? "" : "   \(dim)\(strip.cleanUpActivity)\(reset)"))
         }
-        // The MIDI line takes the blank line above the keys: the screen keeps its height.
+        // The MIDI line (with learn mode's key) takes the blank line above the keys: the screen keeps its height.
         if let midi = s.midi {
             lines.append("  " + (s.learning ? "\u{1B}[1;33m\(midi)\(reset)" : "\(dim)\(midi)\(reset)"))
         } else {

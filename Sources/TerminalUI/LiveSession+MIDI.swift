@@ -59,10 +59,13 @@ extension LiveSession {
         }
     }
 
-    /// The screen's MIDI line: what learn mode waits for, else what MIDI did last.
+    /// The screen's MIDI line: what learn mode waits for, else what MIDI did
+    /// last, else the mapping; learn mode's key first, so a narrow screen keeps it.
     var midiLine: String? {
         guard let midi else { return nil }
         if midi.learn.isActive { return midi.learn.prompt }
-        return midi.lastAction.map { "MIDI: \($0)" }
+        if let action = midi.lastAction { return "MIDI (l learn): \(action)" }
+        let map = midi.map.bindings.sorted { $0.key < $1.key }.map { "\($0.key.label) \($0.value.text)" }
+        return "MIDI (l learn): " + (map.isEmpty ? "nothing bound" : map.joined(separator: ", "))
     }
 }
