@@ -56,7 +56,8 @@ public final class LiveSession {
                     if handle(key) == false { runner.send(.userStop) }
                 }
                 if runner.isOver { break }
-                terminal.write(LiveScreen.draw(status(), columns: terminal.size.columns))
+                let size = terminal.size
+                terminal.write(LiveScreen.draw(status(), columns: size.columns, rows: size.rows))
             } else {
                 let second = Int(Date().timeIntervalSince(started))
                 if second != lastStatusSecond {
