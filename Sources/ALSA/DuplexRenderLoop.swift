@@ -439,7 +439,16 @@ final class DuplexRenderLoop: @unchecked Sendable {
         var readyButEmpty = 0
         while done < period {
             if stopRequested.load(ordering: .relaxed) { return .stop(.requested) }
-            let n = io(direction, offset: done, frames: period - done)
+            // Unlinked streams: read capture a whole period at a time. A device whose
+            // pointer moves between interrupts (a DMA position, a timer) would
+            // otherwise hand over the few frames captured while the last period
+            // was rendered, and the wait after that partial read lasts a whole
+            // period from there: the loop wakes later every period until
+            // playback runs dry. Linked streams share their pointer's clock
+            // with playback, whose wait paces the same way.
+            var ready = snd_pcm_sframes_t(period - done)
+            if direction == .capture && !linked { ready = calls.availUpdate(pcm) }
+            let n = ready < 0 ? Int(ready) : ready < period - done ? 0 : io(direction, offset: done, frames: period - done)
             if n > 0 {
                 done += n
                 waitedMilliseconds = 0
