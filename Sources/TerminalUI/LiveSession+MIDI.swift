@@ -60,12 +60,12 @@ extension LiveSession {
     }
 
     /// The screen's MIDI line: what learn mode waits for, else what MIDI did
-    /// last, else the mapping; learn mode's key first, so a narrow screen keeps it.
+    /// last, else the mapping.
     var midiLine: String? {
         guard let midi else { return nil }
         if midi.learn.isActive { return midi.learn.prompt }
-        if let action = midi.lastAction { return "MIDI (l learn): \(action)" }
+        if let action = midi.lastAction { return "MIDI: \(action)" }
         let map = midi.map.bindings.sorted { $0.key < $1.key }.map { "\($0.key.label) \($0.value.text)" }
-        return "MIDI (l learn): " + (map.isEmpty ? "nothing bound" : map.joined(separator: ", "))
+        return "MIDI: " + (map.isEmpty ? "nothing bound" : map.joined(separator: ", "))
     }
 }

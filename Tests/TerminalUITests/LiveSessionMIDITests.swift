@@ -56,8 +56,8 @@ final class LiveSessionMIDITests: XCTestCase {
         let writer = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
         defer { try? writer.close() }
 
-        // Before any MIDI: the line names learn mode's key and the mapping.
-        XCTAssertEqual(s.status().midi, "MIDI (l learn): CC 7 volume, CC 64 mic, CC 91 reverb 1")
+        // Before any MIDI: the line shows the mapping.
+        XCTAssertEqual(s.status().midi, "MIDI: CC 7 volume, CC 64 mic, CC 91 reverb 1")
         // The footswitch: the mic goes off on every strip, then on again at the next press.
         writer.write(Data([0xB0, 64, 127, 0xB0, 64, 0]))
         poll(s) { !s.micOn }
@@ -76,7 +76,7 @@ final class LiveSessionMIDITests: XCTestCase {
         writer.write(Data([0xB0, 21, 0]))
         poll(s) { midi.map.bindings[.cc(21)] != nil }
         XCTAssertEqual(midi.map.bindings[.cc(21)], .reverb(strip: 2))
-        XCTAssertEqual(s.status().midi, "MIDI (l learn): learned CC 21 → strip 2 reverb")
+        XCTAssertEqual(s.status().midi, "MIDI: learned CC 21 → strip 2 reverb")
         XCTAssertFalse(s.status().learning)
         // The knob now turns strip 2's send, and only that.
         writer.write(Data([0xB0, 21, 127]))
@@ -87,7 +87,7 @@ final class LiveSessionMIDITests: XCTestCase {
         // Esc while learning cancels and keeps the session; Esc otherwise quits.
         XCTAssertTrue(s.handle(.character("l")))
         XCTAssertTrue(s.handle(.escape))
-        XCTAssertEqual(s.status().midi, "MIDI (l learn): learn cancelled")
+        XCTAssertEqual(s.status().midi, "MIDI: learn cancelled")
         XCTAssertFalse(s.handle(.escape))
     }
 }
