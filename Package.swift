@@ -86,7 +86,7 @@ let package = Package(
                                                       "RenderTestSupport"]),
         .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "MIDI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport"]),
     ]
 )

@@ -3,7 +3,13 @@ import FileIO
 import Foundation
 import Rig
 
-/// `busker bench`: how fast the voice chain runs, against sox on the same file.
+/// `busker bench`: how fast the live chain runs, against sox on the same file.
+///
+/// The chain measured is the heaviest a user sets up: two strips (inputs 1
+/// and 2 of a stereo file; a mono file gets one), every stage on in each
+/// (input gain, high-pass, voice processing, gate, compressor, bass +6,
+/// treble +3, boost, pan, reverb send 30 %), the bus reverb, the howl guard
+/// (unless `--no-howl-guard`), volume and the limiter.
 ///
 /// Figures, printed (timing lives here, never in tests):
 /// 1. the chain alone, in memory, at 48 kHz stereo in 64-frame blocks on the
@@ -24,7 +30,8 @@ public enum ChainBench {
         public var runs = 3
         public var compareWithSox = true
         public var perNode = false
-        public var voiceCleanUp = false
+        /// Voice processing (speexdsp) in each strip; off measures every other stage.
+        public var voiceProcessing = true
         public var howlGuard = true
         public init() {}
     }
@@ -43,18 +50,6 @@ public enum ChainBench {
             inputPath = work.appendingPathComponent("voice.wav").path
             try buildVoiceFile(path: inputPath, seconds: seconds, rate: rate)
         }
-        var settings = VoiceSettings()
-        settings.bassDB = 6
-        settings.trebleDB = 3
-        settings.reverbPercent = 30
-        settings.volume = 1
-        if options.voiceCleanUp {
-            settings.noiseGate = true
-            settings.compressor = true
-            settings.voiceProcessing = true
-        }
-        settings.howlGuard = options.howlGuard
-
         let samples: [Float]
         let channels: Int
         do {
@@ -67,13 +62,16 @@ public enum ChainBench {
         } catch let error as AudioFileError {
             throw CommandLineError.runtime(error.description)
         }
+        let settings = everyStageOn(inputChannelCount: channels, howlGuard: options.howlGuard, voiceProcessing: options.voiceProcessing)
         let frames = samples.count / channels
         print("input: \(inputPath), \(formatSeconds(Double(frames) / Double(rate))) s, \(channels) channel(s), \(rate) Hz")
 
         // 1. The chain alone.
         let inMemory = try renderInMemory(samples: samples, channels: channels, rate: rate, period: period, settings: settings)
         let budget = Double(period) / Double(rate)
-        print("voice chain in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
+        let strips = settings.strips.map(\.sourceLabel).joined(separator: ", ")
+        let stages = options.voiceProcessing ? "every stage on" : "every stage on but voice processing"
+        print("live chain, \(settings.strips.count) strip(s) (\(strips)), \(stages); in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
         print(String(format: "  %.0f× real time; worst block %.1f µs = %.1f%% of its %.0f µs budget; 99.9th percentile %.1f%%",
                      inMemory.realtimeFactor, inMemory.worst * 1e6, 100 * inMemory.worst / budget, budget * 1e6,
                      100 * inMemory.p999 / budget))
@@ -92,7 +90,7 @@ public enum ChainBench {
             fileOptions.blockSize = filePeriod
             fileOptions.sampleFormat = .s16
             let start = Date()
-            _ = try VoiceChain.renderFile(options: fileOptions, settings: settings)
+            _ = try LiveChain.renderFile(options: fileOptions, settings: settings)
             buskerBest = min(buskerBest, Date().timeIntervalSince(start))
             if let sox {
                 let out = work.appendingPathComponent("sox-\(r).wav").path
@@ -116,13 +114,34 @@ public enum ChainBench {
         print(String(format: "ratio: busker is %.1f× as fast as sox on the same file", soxBest / buskerBest))
     }
 
-    /// Times each node of the voice chain alone on noise, so a slow node shows.
-    public static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: VoiceSettings) {
-        guard let chain = try? VoiceChain.make(inputChannelCount: channels, settings: settings),
+    /// The benchmark's settings: a strip for each of the first two input
+    /// channels, every stage on, the bus at full volume.
+    public static func everyStageOn(inputChannelCount: Int, howlGuard: Bool, voiceProcessing: Bool = true) -> LiveSettings {
+        var settings = LiveSettings()
+        settings.strips = (1...max(1, min(2, inputChannelCount))).map { channel in
+            var strip = StripSettings(channels: [channel])
+            strip.gainDB = 1
+            strip.noiseGate = true
+            strip.compressor = true
+            strip.voiceProcessing = voiceProcessing
+            strip.bassDB = 6
+            strip.trebleDB = 3
+            strip.boostDB = 1
+            strip.reverbSendPercent = 30
+            strip.pan = channel == 1 ? -0.3 : 0.3
+            return strip
+        }
+        settings.volume = 1
+        settings.howlGuard = howlGuard
+        return settings
+    }
+
+    /// Times each node of the live chain alone on noise (strip 1's, then the bus's), so a slow node shows.
+    public static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: LiveSettings) {
+        guard let chain = try? LiveChain(inputChannelCount: channels, settings: settings),
               (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return }
-        let nodes: [AudioNode] = [chain.inputMeter, chain.highPass] + (chain.voiceProcessor.map { [$0] } ?? [])
-            + [chain.noiseGate, chain.compressor, chain.bass, chain.treble, chain.boost,
-               chain.reverb, chain.howlGuard, chain.mixer, chain.limiter, chain.outputMeter]
+        let nodes: [AudioNode] = chain.strips[0].nodes
+            + [chain.sendMixer, chain.reverb, chain.busMixer, chain.howlGuard, chain.master, chain.limiter, chain.outputMeter]
         let blocks = 4000
         let input = AudioBuffer(channelCount: 2, capacity: period)
         let output = AudioBuffer(channelCount: 2, capacity: period)
@@ -159,14 +178,14 @@ public enum ChainBench {
         var threadName: String
     }
 
-    /// Renders `samples` through the voice chain on an `audio-render` thread, timing every block.
+    /// Renders `samples` through the live chain on an `audio-render` thread, timing every block.
     /// - Thread: control, audio (the block loop runs on an `audio-render` thread
     ///   it starts and joins)
     /// - Realtime: unsafe (allocates, starts a thread; on the audio thread, before the first
     ///   block, it reads the thread's name and allocates a pointer array, and it times
     ///   each block with `DispatchTime.now()`)
-    public static func renderInMemory(samples: [Float], channels: Int, rate: Int, period: Int, settings: VoiceSettings) throws -> InMemoryResult {
-        let chain = try VoiceChain.make(inputChannelCount: channels, settings: settings)
+    public static func renderInMemory(samples: [Float], channels: Int, rate: Int, period: Int, settings: LiveSettings) throws -> InMemoryResult {
+        let chain = try LiveChain(inputChannelCount: channels, settings: settings)
         let plan = try chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))
         let engine = RenderEngine()
         engine.install(plan)

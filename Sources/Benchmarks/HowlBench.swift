@@ -63,11 +63,11 @@ public enum HowlBench {
     }
 
     public static func simulate(path: FeedbackPath, guardOn: Bool, emergency: Bool = false, seconds: Double,
-                         loopGainDB: @escaping (Int) -> Float?, afterBlock: ((Int, VoiceChain) -> Void)? = nil) throws -> FeedbackSimulator.Run {
-        var settings = VoiceSettings()
+                         loopGainDB: @escaping (Int) -> Float?, afterBlock: ((Int, LiveChain) -> Void)? = nil) throws -> FeedbackSimulator.Run {
+        var settings = LiveSettings()
         settings.volume = 1
         settings.howlGuard = guardOn
-        let chain = try VoiceChain(inputChannelCount: 1, settings: settings)
+        let chain = try LiveChain(inputChannelCount: 1, settings: settings)
         chain.howlGuard.emergencyGainEnabled = emergency
         let simulator = FeedbackSimulator(plan: try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)), path: path)
         return simulator.run(source: source(seconds: seconds), loopGainDB: loopGainDB) { afterBlock?($0, chain) }

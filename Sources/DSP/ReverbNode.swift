@@ -24,6 +24,11 @@ import Engine
 /// limiter after the mixer takes care of that. At 0 % the output is exactly
 /// the dry input (bit for bit); at 100 % it is only the reverb.
 ///
+/// **As a send effect** (`passesDry` false, a mixer's reverb return): the
+/// output is only the reverb, `wet / 100` of it (a linear return level), and
+/// the dry input never reaches it. The input is the send bus, the output is
+/// added to the main bus; at 0 % the output is silence (and the tank idles).
+///
 /// **Smoothing.** All four parameters are smoothed per sample with linear
 /// ramps (wet and width 30 ms, room size and damping 50 ms), so moving any of
 /// them never clicks.
@@ -57,13 +62,20 @@ public final class ReverbNode: AudioNode {
     /// True while the tank is skipped; its lines were cleared on entering that state.
     private var tankIdle = true
 
+    // MARK: Control thread only (set by `init`, read by the audio thread)
+    /// False for a send effect: only the reverb comes out (see "As a send effect").
+    public let passesDry: Bool
+
     // MARK: Control thread only (allocated in `allocate`, freed in deinit)
     private var tank: ReverbTank?
 
     /// - Parameters:
     ///   - name: the node's name for diagnostics.
     ///   - preset: the room; sets `roomSize`, `damping` and `width`. `wet` starts at 0.
-    public init(name: String = "reverb", preset: RoomPreset = .medium) {
+    ///   - passesDry: true for an insert (the mix law above), false for a send
+    ///     effect whose output is the reverb alone.
+    public init(name: String = "reverb", preset: RoomPreset = .medium, passesDry: Bool = true) {
+        self.passesDry = passesDry
         wet = Parameter(name: "reverb", unit: "%", range: 0...100, default: 0)
         roomSize = Parameter(name: "room size", range: 0...1, default: preset.roomSize)
         damping = Parameter(name: "damping", range: 0...1, default: preset.damping)
@@ -130,8 +142,9 @@ public final class ReverbNode: AudioNode {
         dampingSmoother.setTarget(damping.value)
 
         if wetSmoother.current == 0 && !wetSmoother.isSmoothing {
-            // Settled at 0 %: the output is exactly the dry signal. Skip the
-            // tank, clearing it once so nothing stale comes back later.
+            // Settled at 0 %: the output is exactly the dry signal (a send's is
+            // silence). Skip the tank, clearing it once so nothing stale comes back later.
+            if !passesDry { output.clear() }
             if !tankIdle {
                 tank.clear()
                 tankIdle = true
@@ -148,7 +161,8 @@ public final class ReverbNode: AudioNode {
             let frames = min(tank.capacity, output.frameCount - offset)
             tank.process(
                 left: output[0] + offset, right: output[1] + offset, frames: frames,
-                wet: &wetSmoother, width: &widthSmoother, room: &roomSmoother, damping: &dampingSmoother)
+                wet: &wetSmoother, width: &widthSmoother, room: &roomSmoother, damping: &dampingSmoother,
+                passesDry: passesDry)
             offset += frames
         }
     }
@@ -312,7 +326,7 @@ struct ReverbTank {
     func process(
         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int,
         wet: inout LinearSmoother, width: inout LinearSmoother,
-        room: inout LinearSmoother, damping: inout LinearSmoother
+        room: inout LinearSmoother, damping: inout LinearSmoother, passesDry: Bool
     ) {
         let tankInput = scratch
         let feedback = scratch + capacity
@@ -336,8 +350,8 @@ struct ReverbTank {
         if !wet.isSmoothing && !width.isSmoothing {
             // Settled: the same gains for the whole block.
             let w = wet.current, spread = width.current
-            let dryGain = Self.minimum(1, 2 - 2 * w)
-            let wetGain = Self.minimum(1, 2 * w) * Self.wetScale
+            let dryGain = passesDry ? Self.minimum(1, 2 - 2 * w) : 0
+            let wetGain = (passesDry ? Self.minimum(1, 2 * w) : w) * Self.wetScale
             let direct = wetGain * (0.5 + 0.5 * spread)
             let cross = wetGain * (0.5 - 0.5 * spread)
             for f in 0..<frames {
@@ -351,8 +365,8 @@ struct ReverbTank {
         for f in 0..<frames {
             let w = wet.next()
             let spread = width.next()
-            let dryGain = Self.minimum(1, 2 - 2 * w)
-            let wetGain = Self.minimum(1, 2 * w) * Self.wetScale
+            let dryGain = passesDry ? Self.minimum(1, 2 - 2 * w) : 0
+            let wetGain = (passesDry ? Self.minimum(1, 2 * w) : w) * Self.wetScale
             let direct = wetGain * (0.5 + 0.5 * spread)
             let cross = wetGain * (0.5 - 0.5 * spread)
             let l = wetLeft[f]

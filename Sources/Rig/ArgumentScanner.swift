@@ -5,6 +5,9 @@ public struct ArgumentScanner {
     public private(set) var options: [String: String] = [:]
     public private(set) var flags: Set<String> = []
     public private(set) var positionals: [String] = []
+    /// Every value of each valued option, in order (`options` keeps the last):
+    /// for options that may be given more than once, such as `--strip`.
+    public private(set) var allValues: [String: [String]] = [:]
 
     /// - Parameters:
     ///   - valued: options that take a value (without the leading dashes).
@@ -36,13 +39,16 @@ public struct ArgumentScanner {
                 name = String(name[..<eq])
             }
             if valued.contains(name) {
+                let value: String
                 if let inlineValue {
-                    options[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard i < arguments.count else { throw CommandLineError.usage("option --\(name) needs a value") }
-                    options[name] = arguments[i]
+                    value = arguments[i]
                     i += 1
                 }
+                options[name] = value
+                allValues[name, default: []].append(value)
             } else if known.contains(name) {
                 if inlineValue != nil { throw CommandLineError.usage("option --\(name) takes no value") }
                 flags.insert(name)
@@ -55,6 +61,9 @@ public struct ArgumentScanner {
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     public func string(_ name: String) -> String? { options[name] }
+
+    /// Every value given for `name`, in order; empty when absent.
+    public func strings(_ name: String) -> [String] { allValues[name] ?? [] }
 
     /// A number option, or nil when absent; a usage error when it is not a finite number.
     public func float(_ name: String) throws -> Float? {

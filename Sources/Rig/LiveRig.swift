@@ -4,7 +4,7 @@ import Foundation
 import Session
 
 /// `busker live` on ALSA devices, everything but the screen: opens the
-/// devices, builds the voice chain for what they granted (with the recording
+/// devices, builds the live chain (its channel strips) for what they granted (with the recording
 /// tap at its end and, for `--stems`, one on the dry mic), makes the session
 /// runner and starts audio. A control loop (TerminalUI's `LiveSession`) then
 /// runs the session; `finish()` closes it and prints or throws the last line.
@@ -12,13 +12,13 @@ public final class LiveRig {
     /// What `busker live` asks for.
     public struct Options {
         public var driver: DuplexDriver.Options
-        public var settings: VoiceSettings
+        public var settings: LiveSettings
         public var recording: RecordingRequest
         /// nil: none on devices (an instant attack, no added delay).
         public var limiterLookaheadMilliseconds: Float?
         public var policy: SessionPolicy
 
-        public init(driver: DuplexDriver.Options, settings: VoiceSettings, recording: RecordingRequest,
+        public init(driver: DuplexDriver.Options, settings: LiveSettings, recording: RecordingRequest,
                     limiterLookaheadMilliseconds: Float?, policy: SessionPolicy) {
             self.driver = driver
             self.settings = settings
@@ -29,7 +29,7 @@ public final class LiveRig {
     }
 
     public let options: Options
-    public let chain: VoiceChain
+    public let chain: LiveChain
     public let engine = RenderEngine()
     public let runner: SessionRunner
     public let takes: TakeControl
@@ -47,14 +47,25 @@ public final class LiveRig {
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
 
         StopSignals.install(jobControl: true)
-        let driver = try DuplexDriver.openForCommand(options.driver)
+        var driverOptions = options.driver
+        // Enough capture channels for the highest strip input; up to two the device's own choice stands.
+        let highest = options.settings.strips.flatMap(\.channels).max() ?? 1
+        if highest > 2 && driverOptions.captureChannels == nil { driverOptions.captureChannels = highest }
+        let driver = try DuplexDriver.openForCommand(driverOptions)
         let granted = driver.granted
         // A duplex driver always grants a capture side; only playback-only drivers have none.
-        let chain = try VoiceChain.make(inputChannelCount: granted.capture?.channels ?? 1, settings: options.settings,
-                                        limiterLookaheadMilliseconds: options.limiterLookaheadMilliseconds ?? 0)
+        let chain: LiveChain
+        do {
+            chain = try LiveChain(inputChannelCount: granted.capture?.channels ?? 1, settings: options.settings,
+                                  outputChannelCount: granted.playback.channels == 1 ? 1 : 2,
+                                  limiterLookaheadMilliseconds: options.limiterLookaheadMilliseconds ?? 0)
+        } catch {
+            driver.close()
+            throw error
+        }
         self.chain = chain
         // The recording tap ends the chain: a take holds exactly what the speaker gets.
-        let tap = TakeControl.makeTap(channels: 2, sampleRate: Double(granted.sampleRate))
+        let tap = TakeControl.makeTap(channels: chain.master.outputChannels, sampleRate: Double(granted.sampleRate))
         try tap.install(atEndOf: chain.graph)
         // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
         var stems: [TakeControl.Stem] = []

@@ -1,8 +1,8 @@
 import DSP
 import Engine
 
-/// The controls of the live voice chain, as the user sets them, with the
-/// ranges of the mic-to-speaker apps people know: bass and treble ±12 dB,
+/// The tone, reverb and volume of the instruments' chain (`busker play`,
+/// `busker render`), with the ranges of the apps people know: bass and treble ±12 dB,
 /// boost ±24 dB, reverb 0–100 %, volume 0–1 (starting quiet at 0.3).
 public struct VoiceSettings: Sendable, Equatable {
     public static let bassRange: ClosedRange<Float> = -12...12
@@ -36,8 +36,7 @@ public struct VoiceSettings: Sendable, Equatable {
     /// The compressor's make-up gain, in dB: how much louder (or softer) the evened-out voice comes out.
     public var compressorMakeupDB: Float = 6
     /// speexdsp's noise suppression and automatic gain control (off by default:
-    /// it changes the sound and adds 20 ms). The chain needs the node itself to
-    /// have been built for it (see `VoiceChain.init`).
+    /// it changes the sound and adds 20 ms).
     public var voiceProcessing = false
     /// Feedback protection: notch out howling as it starts (see `HowlGuardNode`).
     public var howlGuard: Bool = true

@@ -1,23 +1,33 @@
 import Foundation
 
-/// Draws the live screen: a big ON/OFF, meters, every control with its key,
-/// the granted latency, xruns and a safety tip. Pure text with ANSI colours,
+/// Draws the live screen: a big ON/OFF, every strip's meter with the input
+/// channel(s) it reads, the output meters, the selected strip's controls and
+/// the bus's, every key, the granted latency, xruns and a safety tip. Pure text with ANSI colours,
 /// redrawn in place; no ncurses needed.
 public enum LiveScreen {
+    /// The bus keys and the session's.
     public static let keyHelp: [(String, String)] = [
         ("space", "mic on/off"),
+        ("tab 1-9", "strip"),
         ("↑ ↓", "volume"),
-        ("b B", "bass −/+"),
-        ("t T", "treble −/+"),
-        ("g G", "boost −/+"),
-        ("r R", "reverb −/+"),
         ("m", "room"),
-        ("n", "gate"),
-        ("c", "compressor"),
-        ("v", "voice processing"),
         ("h", "howl guard"),
         ("^R", "record"),
         ("q", "quit"),
+    ]
+
+    /// The keys that act on the selected strip.
+    public static let stripKeyHelp: [(String, String)] = [
+        ("i I", "gain −/+"),
+        ("p P", "pan L/R"),
+        ("x", "mute"),
+        ("b B", "bass −/+"),
+        ("t T", "treble −/+"),
+        ("g G", "boost −/+"),
+        ("r R", "reverb send −/+"),
+        ("n", "gate"),
+        ("c", "compressor"),
+        ("v", "voice processing"),
     ]
 
     public static func draw(_ s: LiveStatus, columns: Int) -> String {
@@ -37,11 +47,17 @@ public enum LiveScreen {
         lines.append("  \(style)\(pad)\(reset)")
         lines.append(recordingLine(s.recording))
         let width = max(10, min(50, columns - 30))
-        for (c, db) in s.inputPeakDB.enumerated() {
-            lines.append(meterLine(label: s.inputPeakDB.count > 1 ? "in \(c + 1) " : "in   ", db: db, width: width))
+        // Each strip's meter is labelled with the channel(s) it reads; ▸ marks the selected strip, M a muted one.
+        let stripLabels = s.strips.map { strip in
+            (strip.selected && s.strips.count > 1 ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
+        }
+        let labelWidth = max(5, stripLabels.map(\.count).max() ?? 5)
+        for (strip, label) in zip(s.strips, stripLabels) {
+            lines.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: width))
         }
         for (c, db) in s.outputPeakDB.enumerated() {
-            lines.append(meterLine(label: c == 0 ? "out L" : "out R", db: db, width: width))
+            let side = s.outputPeakDB.count == 1 ? "out" : c == 0 ? "out L" : "out R"
+            lines.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: width))
         }
         if s.limiterReductionDB > 0.1 {
             lines.append("  limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB")
@@ -57,15 +73,22 @@ public enum LiveScreen {
         } else {
             lines.append("  \(dim)howl guard on, no feedback\(reset)")
         }
-        let v = s.settings
-        lines.append("  volume \(bold)\(String(format: "%.2f", v.volume))\(reset)   boost \(bold)\(signed(v.boostDB)) dB\(reset)"
-                     + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"
-                     + "   reverb \(bold)\(Int(v.reverbPercent)) %\(reset) (\(v.room.rawValue))")
-        lines.append("  gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)   compressor \(bold)\(v.compressor ? "on" : "off")\(reset)"
-                     + "   voice processing \(bold)\(v.voiceProcessing ? "on" : "off")\(reset)"
-                     + (s.cleanUpActivity.isEmpty ? "" : "   \(dim)\(s.cleanUpActivity)\(reset)"))
+        let bus = s.settings
+        lines.append("  bus: volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)   room \(bold)\(bus.room.rawValue)\(reset)"
+                     + "   howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)")
+        if s.strips.indices.contains(s.selectedStrip) {
+            let strip = s.strips[s.selectedStrip], v = strip.settings
+            lines.append("  \(bold)\(strip.label)\(reset): gain \(bold)\(signed(v.gainDB)) dB\(reset)   pan \(bold)\(panText(v.pan))\(reset)"
+                         + "   \(v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off")   boost \(bold)\(signed(v.boostDB)) dB\(reset)"
+                         + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"
+                         + "   reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)")
+            lines.append("  gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)   compressor \(bold)\(v.compressor ? "on" : "off")\(reset)"
+                         + "   voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"
+                         + (strip.cleanUpActivity.isEmpty ? "" : "   \(dim)\(strip.cleanUpActivity)\(reset)"))
+        }
         lines.append("")
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
+        lines.append("  strip: " + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("")
         lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
         lines.append("  the speaker, to avoid feedback (howling).\(reset)")
@@ -76,6 +99,12 @@ public enum LiveScreen {
     public static func recordingLine(_ text: String?) -> String {
         guard let text else { return "  \u{1B}[2mCtrl-R records a take\u{1B}[0m" }
         return text.hasPrefix("●") || text.hasPrefix("REC FAILED") ? "  \u{1B}[1;31m\(text)\u{1B}[0m" : "  \(text)"
+    }
+
+    /// "C", "L 40", "R 100": how far from the centre, in percent.
+    private static func panText(_ pan: Float) -> String {
+        let percent = Int((abs(pan) * 100).rounded())
+        return percent == 0 ? "C" : (pan < 0 ? "L \(percent)" : "R \(percent)")
     }
 
     private static func signed(_ x: Float) -> String {

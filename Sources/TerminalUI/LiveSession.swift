@@ -4,25 +4,33 @@ import Rig
 import Session
 
 /// The control thread of `busker live` on a live driver: reads keys (or
-/// runs headless), turns them into voice settings, reads meters, draws, and
+/// runs headless), turns them into live settings, reads meters, draws, and
 /// hands keys, signals and driver reports to the session state machine
 /// (`SessionRunner`), which alone starts, stops and resumes audio. It never
 /// touches the audio thread's data except through parameters, meters and queues.
+///
+/// Strip keys act on the selected strip (tab cycles, 1–9 picks); bus keys on
+/// the bus. Other controllers (MIDI) use `setMic(on:)`, `toggleMic()`,
+/// `select(strip:)` and `apply(_:)`, all on the control thread.
 public final class LiveSession {
-    public let chain: VoiceChain
+    public let chain: LiveChain
     public let runner: SessionRunner
     public var driver: any AudioDriver { runner.driver }
-    public private(set) var settings: VoiceSettings
-    public private(set) var micOn = true
+    /// What every control is set to now (the strips' channels as the chain was built).
+    public private(set) var settings: LiveSettings
+    /// The strip the strip keys act on, 0-based.
+    public private(set) var selectedStrip = 0
+    /// The big switch: off mutes every strip (their own mutes stay as set).
+    public var micOn: Bool { chain.micOn }
     private let useTUI: Bool
     private let started = Date()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
 
-    public init(chain: VoiceChain, runner: SessionRunner, settings: VoiceSettings, useTUI: Bool) {
+    public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
         self.runner = runner
-        self.settings = settings
+        self.settings = chain.settings
         self.useTUI = useTUI
     }
 
@@ -62,9 +70,45 @@ public final class LiveSession {
         return runner.state
     }
 
+    /// Turns the mic on or off: every strip ramps in or out over 20 ms, and
+    /// the session hears of it (`.micOn`/`.micOff`) while audio runs.
+    /// - Thread: control
+    public func setMic(on: Bool) {
+        guard on != chain.micOn else { return }
+        chain.micOn = on
+        if case .running = runner.state { runner.send(on ? .micOn : .micOff) }
+    }
+
+    /// - Thread: control
+    public func toggleMic() { setMic(on: !chain.micOn) }
+
+    /// Makes strip `index` (0-based) the one the strip keys act on; out of range is ignored.
+    /// - Thread: control
+    public func select(strip index: Int) {
+        if settings.strips.indices.contains(index) { selectedStrip = index }
+    }
+
+    /// Sets every control from `settings` (a preset, a MIDI controller).
+    /// - Returns: false, changing nothing, when its strips differ in number or
+    ///   channels from the running chain's (those need a new session), or a
+    ///   value is out of range.
+    /// - Thread: control
+    @discardableResult
+    public func apply(_ settings: LiveSettings) -> Bool {
+        guard settings.strips.map(\.channels) == chain.strips.map(\.channels),
+              (try? settings.validate()) != nil else { return false }
+        var s = settings
+        // Voice processing switches only where the node is carried (not carried: it stays off).
+        for i in s.strips.indices where chain.strips[i].voiceProcessor == nil { s.strips[i].voiceProcessing = false }
+        self.settings = s
+        chain.apply(s)
+        return true
+    }
+
     /// Applies one key; false means quit.
     public func handle(_ key: Key) -> Bool {
         var s = settings
+        var strip = s.strips[selectedStrip]
         switch key {
         case .character("q"), .character("Q"), .escape: return false
         case .character("\u{12}"):  // Ctrl-R
@@ -76,47 +120,69 @@ public final class LiveSession {
                 runner.send(.userStart)
                 return true
             }
-            micOn.toggle()
-            chain.mixer.inputs[chain.voiceBus].mute.value = micOn ? 0 : 1
-            runner.send(micOn ? .micOn : .micOff)
+            toggleMic()
             return true
+        case .character("\t"):
+            selectedStrip = (selectedStrip + 1) % s.strips.count
+            return true
+        case .character(let c) where ("1"..."9").contains(c):
+            select(strip: Int(String(c))! - 1)
+            return true
+        // The bus.
         case .up, .character("+"), .character("="): s.volume = (s.volume + 0.05).clamped(to: VoiceSettings.volumeRange)
         case .down, .character("-"): s.volume = (s.volume - 0.05).clamped(to: VoiceSettings.volumeRange)
-        case .character("b"): s.bassDB = (s.bassDB - 1).clamped(to: VoiceSettings.bassRange)
-        case .character("B"): s.bassDB = (s.bassDB + 1).clamped(to: VoiceSettings.bassRange)
-        case .character("t"): s.trebleDB = (s.trebleDB - 1).clamped(to: VoiceSettings.trebleRange)
-        case .character("T"): s.trebleDB = (s.trebleDB + 1).clamped(to: VoiceSettings.trebleRange)
-        case .character("g"): s.boostDB = (s.boostDB - 1).clamped(to: VoiceSettings.boostRange)
-        case .character("G"): s.boostDB = (s.boostDB + 1).clamped(to: VoiceSettings.boostRange)
-        case .character("r"): s.reverbPercent = (s.reverbPercent - 5).clamped(to: VoiceSettings.reverbRange)
-        case .character("R"): s.reverbPercent = (s.reverbPercent + 5).clamped(to: VoiceSettings.reverbRange)
-        case .character("n"), .character("N"): s.noiseGate.toggle()
-        case .character("c"), .character("C"): s.compressor.toggle()
-        case .character("v"), .character("V"):
-            // Only when started with --voice-processing: the node (and its 20 ms) is not carried otherwise.
-            guard chain.voiceProcessor != nil else { return true }
-            s.voiceProcessing.toggle()
         case .character("h"), .character("H"): s.howlGuard.toggle()
         case .character("m"), .character("M"):
             let all = RoomPreset.allCases
             s.room = all[(all.firstIndex(of: s.room)! + 1) % all.count]
+        // The selected strip.
+        case .character("i"): strip.gainDB = (strip.gainDB - 1).clamped(to: StripSettings.gainRange)
+        case .character("I"): strip.gainDB = (strip.gainDB + 1).clamped(to: StripSettings.gainRange)
+        case .character("p"): strip.pan = (((strip.pan - 0.1) * 10).rounded() / 10).clamped(to: StripSettings.panRange)
+        case .character("P"): strip.pan = (((strip.pan + 0.1) * 10).rounded() / 10).clamped(to: StripSettings.panRange)
+        case .character("x"), .character("X"): strip.mute.toggle()
+        case .character("b"): strip.bassDB = (strip.bassDB - 1).clamped(to: VoiceSettings.bassRange)
+        case .character("B"): strip.bassDB = (strip.bassDB + 1).clamped(to: VoiceSettings.bassRange)
+        case .character("t"): strip.trebleDB = (strip.trebleDB - 1).clamped(to: VoiceSettings.trebleRange)
+        case .character("T"): strip.trebleDB = (strip.trebleDB + 1).clamped(to: VoiceSettings.trebleRange)
+        case .character("g"): strip.boostDB = (strip.boostDB - 1).clamped(to: VoiceSettings.boostRange)
+        case .character("G"): strip.boostDB = (strip.boostDB + 1).clamped(to: VoiceSettings.boostRange)
+        case .character("r"): strip.reverbSendPercent = (strip.reverbSendPercent - 5).clamped(to: StripSettings.reverbSendRange)
+        case .character("R"): strip.reverbSendPercent = (strip.reverbSendPercent + 5).clamped(to: StripSettings.reverbSendRange)
+        case .character("n"), .character("N"): strip.noiseGate.toggle()
+        case .character("c"), .character("C"): strip.compressor.toggle()
+        case .character("v"), .character("V"):
+            // Only when started with --voice-processing: the node (and its 20 ms) is not carried otherwise.
+            guard chain.strips[selectedStrip].voiceProcessor != nil else { return true }
+            strip.voiceProcessing.toggle()
         default: return true
         }
+        s.strips[selectedStrip] = strip
         // Whole steps of 0.05 without float drift.
         s.volume = (s.volume * 20).rounded() / 20
-        settings = s
-        chain.apply(s)
+        apply(s)
         return true
     }
 
+    /// Everything the screen shows, read now (meters, limiter, guard, session).
+    /// - Thread: control
     public func status() -> LiveStatus {
-        let inMeter = chain.inputMeter, outMeter = chain.outputMeter
+        let outMeter = chain.outputMeter
         let state = runner.statusText
         let format = driver.format, route = driver.route
         let roundTrip = Double(driver.latencyFrames) * 1000 / Double(format.sampleRate)
-        var status = LiveStatus(
-            micOn: micOn, settings: settings,
-            inputPeakDB: (0..<inMeter.channelCount).map { inMeter.reading(channel: $0).peakDB },
+        let strips = zip(chain.strips, settings.strips).enumerated().map { index, pair in
+            let (strip, values) = pair
+            var activity: [String] = []
+            if values.noiseGate { activity.append(strip.noiseGate.gateState == .closed ? "gate closed" : "gate open") }
+            if values.compressor { activity.append(String(format: "compressor −%.1f dB", strip.compressor.gainReductionDB)) }
+            return StripStatus(number: index + 1, source: values.sourceLabel, peakDB: strip.meter.reading(channel: 0).peakDB,
+                               settings: values, selected: index == selectedStrip,
+                               voiceProcessingAvailable: strip.voiceProcessor != nil,
+                               cleanUpActivity: activity.joined(separator: " · "))
+        }
+        return LiveStatus(
+            micOn: micOn, settings: settings, strips: strips, selectedStrip: selectedStrip,
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             outputRMSDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).rmsDB },
             limiterReductionDB: chain.limiter.gainReductionDB,
@@ -125,11 +191,6 @@ public final class LiveSession {
             latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms",
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator)
-        var activity: [String] = []
-        if settings.noiseGate { activity.append(chain.noiseGate.gateState == .closed ? "gate closed" : "gate open") }
-        if settings.compressor { activity.append(String(format: "compressor −%.1f dB", chain.compressor.gainReductionDB)) }
-        status.cleanUpActivity = activity.joined(separator: " · ")
-        return status
     }
 }
 

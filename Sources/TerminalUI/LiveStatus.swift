@@ -6,8 +6,12 @@ import Rig
 /// once per refresh on the control thread.
 public struct LiveStatus {
     public var micOn: Bool
-    public var settings: VoiceSettings
-    public var inputPeakDB: [Float]
+    /// Every strip's and the bus's settings, as applied.
+    public var settings: LiveSettings
+    /// Every strip: its input channel(s), meter, settings, whether selected.
+    public var strips: [StripStatus]
+    /// The strip the strip keys act on, 0-based into `strips`.
+    public var selectedStrip: Int
     public var outputPeakDB: [Float]
     public var outputRMSDB: [Float]
     public var limiterReductionDB: Float
@@ -23,16 +27,36 @@ public struct LiveStatus {
     public var latency: String
     public var devices: String
     public var seconds: Double
-    /// What the clean-up stages are doing now ("gate closed · compressor −4.1 dB"), empty when all are off.
-    public var cleanUpActivity = ""
     /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
     public var recording: String? = nil
+
+    public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
+                outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
+                xruns: Int, state: String, notice: String?, hint: String?, latency: String, devices: String,
+                seconds: Double, recording: String? = nil) {
+        self.micOn = micOn
+        self.settings = settings
+        self.strips = strips
+        self.selectedStrip = selectedStrip
+        self.outputPeakDB = outputPeakDB
+        self.outputRMSDB = outputRMSDB
+        self.limiterReductionDB = limiterReductionDB
+        self.howl = howl
+        self.xruns = xruns
+        self.state = state
+        self.notice = notice
+        self.hint = hint
+        self.latency = latency
+        self.devices = devices
+        self.seconds = seconds
+        self.recording = recording
+    }
 
     /// One line for `--no-tui`, printed every second.
     public var statusLine: String {
         func db(_ x: Float) -> String { x.isFinite ? String(format: "%.1f", x) : "-inf" }
         return "[\(String(format: "%6.1f", seconds)) s] \(state) mic \(micOn ? "ON" : "OFF")"
-            + " · in \(inputPeakDB.map(db).joined(separator: "/")) dBFS"
+            + strips.map { " · \($0.source) \(db($0.peakDB)) dBFS" }.joined()
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"

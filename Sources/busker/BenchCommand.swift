@@ -8,9 +8,11 @@ enum BenchCommand {
     static let help = """
     usage: busker bench [options]
 
-    Measures the voice chain (bass +6, treble +3, reverb 30 %, as sox's
-    `bass +6 treble +3 reverb 30`) and, when sox is installed, sox on the
-    same file. Prints times faster than real time and the ratio.
+    Measures the live chain with two strips (inputs 1 and 2) and every stage
+    on (gain, high-pass, voice processing, gate, compressor, bass +6, treble +3,
+    boost, pan, reverb send 30 %, howl guard, volume, limiter) and, when sox is
+    installed, sox's `bass +6 treble +3 reverb 30` on the same file. Prints
+    times faster than real time and the ratio.
 
       --input PATH       audio file to process (default: 60 s of voice built
                          from /usr/share/sounds/alsa/Front_Center.wav, 48 kHz stereo)
@@ -22,8 +24,8 @@ enum BenchCommand {
                          1…20 (default 3)
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
-      --voice-cleanup    with the noise gate, the compressor and voice processing on
       --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
+      --no-voice-processing  every stage on but speexdsp's voice processing, by far the dearest
       --howl             only the howl guard: added stable gain and detection
                          time in the feedback simulator (--seconds 4…600: run length,
                          default 12; no other option goes with it)
@@ -31,7 +33,7 @@ enum BenchCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "voice-cleanup", "howl", "no-howl-guard"])
+        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl", "no-howl-guard", "no-voice-processing"])
         if args.has("help") {
             print(help)
             return
@@ -39,7 +41,7 @@ enum BenchCommand {
         if args.has("howl") {
             // The howl bench runs the feedback simulator only: an option for the chain bench would be silently ignored.
             let ignored = ["period", "runs", "file-period", "input"].filter { args.string($0) != nil }
-                + ["no-howl-guard", "no-sox", "nodes", "voice-cleanup"].filter { args.has($0) }
+                + ["no-howl-guard", "no-sox", "nodes", "no-voice-processing"].filter { args.has($0) }
             if let first = ignored.first {
                 throw CommandLineError.usage("--\(first) does not go with --howl (it takes only --seconds)")
             }
@@ -54,8 +56,8 @@ enum BenchCommand {
         options.inputPath = args.string("input")
         options.compareWithSox = !args.has("no-sox")
         options.perNode = args.has("nodes")
-        options.voiceCleanUp = args.has("voice-cleanup")
         options.howlGuard = !args.has("no-howl-guard")
+        options.voiceProcessing = !args.has("no-voice-processing")
         try ChainBench.run(options)
     }
 }

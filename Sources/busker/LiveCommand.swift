@@ -5,7 +5,7 @@ import Rig
 import Session
 import TerminalUI
 
-/// `busker live`: the live voice chain. On ALSA devices it runs in real time
+/// `busker live`: the live chain, one channel strip per mic or instrument input. On ALSA devices it runs in real time
 /// with a terminal UI (or headless): `LiveRig` opens and starts it,
 /// `LiveSession` runs it. With `file:` endpoints it runs offline over a file
 /// as fast as the machine allows, with the same graph.
@@ -14,11 +14,23 @@ enum LiveCommand {
     usage: busker live [--device PCM | --input PCM --output PCM] [options]
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
-    Mic → high-pass → [voice processing] → noise gate → compressor → bass →
-    treble → boost → reverb → howl guard → mixer → limiter (−1 dBFS) → speaker,
-    at the lowest latency the devices allow. Starts at volume 0.3 with the mic
-    on; a terminal UI shows meters and every control (space turns the mic off,
-    q quits). Mono or stereo in, stereo out.
+    Each capture channel in use is a channel strip: input gain → high-pass →
+    [voice processing] → noise gate → compressor → bass → treble → boost → pan,
+    mute and a reverb send. The strips meet on a stereo bus: + reverb return →
+    howl guard → volume → limiter (−1 dBFS) → speaker, at the lowest latency the
+    devices allow. Starts at volume 0.3 with the mic on; a terminal UI shows every
+    strip's meter and one strip's controls (tab switches; space turns the mic off,
+    q quits). A mono playback device gets the bus down-mixed.
+
+    which input is the mic (channels count from 1, as on the interface):
+      --inputs LIST          one strip per comma, + sums channels into one strip
+                             (default 1: the voice on input 1, centred):
+                             1,2 = a vocal mic and an instrument; 1+2 = both in one strip
+      --strip N:KEY=VALUE,…  set strip N alone (wins over the options below); keys: gain,
+                             pan, mute, high-pass, gate, gate-threshold, compressor, makeup,
+                             voice-processing, bass, treble, boost, reverb; on|off for
+                             mute, gate, compressor, voice-processing.
+                             Example: --inputs 1,2 --strip 1:pan=-0.5 --strip 2:pan=0.5,reverb=0
 
     devices (ALSA PCM names, as in aplay -D; see busker devices):
       --device PCM           capture and playback on one PCM (default: default)
@@ -43,18 +55,22 @@ enum LiveCommand {
       --reconnect            when the device is lost, wait for it and restart on it when it
                              is back (default: stop with exit status 1)
 
-    voice controls:
+    strip controls (every strip; --strip N:… for one):
+      --gain DB              input gain, −24…24 dB (default 0)
+      --pan P                −1 left … 0 centre … 1 right, constant power (default 0)
       --bass DB              low shelf at 150 Hz, −12…12 dB (default 0)
       --treble DB            high shelf at 6 kHz, −12…12 dB (default 0)
       --boost DB             gain, −24…24 dB (default 0)
-      --reverb PERCENT       reverb wet amount, 0…100 (default 0)
-      --room NAME            small | medium | large | hall (default medium)
-      --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
+      --reverb PERCENT       send to the bus reverb, 0…100 (default 0)
       --high-pass HZ         rumble filter corner, 20…500 Hz (default 80)
+
+    bus controls:
+      --room NAME            the reverb's room: small | medium | large | hall (default medium)
+      --volume LEVEL         master volume, 0…1 (default 0.3: start quiet)
       --no-howl-guard        no feedback protection (on by default: howling is found as it
                              starts and notched out; the screen shows FEEDBACK and the notches)
 
-    voice clean-up (all off by default: they change the sound of music):
+    voice clean-up (every strip; all off by default: they change the sound of music):
       --gate                 noise gate: quiet passages turned down 40 dB (key n)
       --gate-threshold DB    where the gate opens, −80…0 dBFS (default −50)
       --compressor           compressor (3:1 above −24 dB, soft knee) with make-up gain (key c)
@@ -72,15 +88,15 @@ enum LiveCommand {
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
         let args = try ArgumentScanner(arguments,
-            valued: ["input", "output", "device", "bass", "treble", "boost", "reverb", "room", "volume", "high-pass",
-                     "rate", "period", "periods", "periods-ahead", "format", "limiter-lookahead", "gate-threshold", "makeup"],
-            flags: ["help", "no-tui", "gate", "compressor", "voice-processing", "auto-resume", "reconnect", "no-howl-guard"])
+            valued: LiveSettings.valuedOptions.union(["input", "output", "device", "rate", "period", "periods", "periods-ahead",
+                                                      "format", "limiter-lookahead"]),
+            flags: LiveSettings.flagOptions.union(["help", "no-tui", "auto-resume", "reconnect"]))
         if args.has("help") {
             print(help)
             return
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
-        let settings = try VoiceSettings(arguments: args)
+        let settings = try LiveSettings(arguments: args)
         let input = args.string("input"), output = args.string("output")
         let inputIsFile = input?.hasPrefix("file:") ?? false
         let outputIsFile = output?.hasPrefix("file:") ?? false
@@ -98,7 +114,7 @@ enum LiveCommand {
         }
     }
 
-    private static func runOnFiles(input: String, output: String, args: ArgumentScanner, settings: VoiceSettings) throws {
+    private static func runOnFiles(input: String, output: String, args: ArgumentScanner, settings: LiveSettings) throws {
         var options = FileRenderDriver.Options(inputPath: String(input.dropFirst(5)), outputPath: String(output.dropFirst(5)))
         guard !options.inputPath.isEmpty, !options.outputPath.isEmpty else {
             throw CommandLineError.usage("file: needs a path, as in file:voice.wav")
@@ -106,7 +122,7 @@ enum LiveCommand {
         options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         options.blockSize = try args.int("period", in: 1...8192) ?? FileRenderDriver.defaultBlockSize
         if let format = try args.sampleFormat() { options.sampleFormat = format }
-        let report = try VoiceChain.renderFile(options: options, settings: settings,
+        let report = try LiveChain.renderFile(options: options, settings: settings,
                                                limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds() ?? 1)
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
@@ -115,7 +131,7 @@ enum LiveCommand {
 
     /// The live mic on ALSA devices until q, a signal or a device problem.
     /// Exit status 1 when the device stopped us.
-    private static func runOnDevices(args: ArgumentScanner, settings: VoiceSettings, recording: RecordingRequest) throws {
+    private static func runOnDevices(args: ArgumentScanner, settings: LiveSettings, recording: RecordingRequest) throws {
         var driver: DuplexDriver.Options
         if let device = args.string("device") {
             guard args.string("input") == nil, args.string("output") == nil else {
@@ -135,7 +151,7 @@ enum LiveCommand {
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
         let rig = try LiveRig(options: options)
         if rig.audioStarted {
-            let session = LiveSession(chain: rig.chain, runner: rig.runner, settings: settings, useTUI: useTUI)
+            let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)
             session.takes = rig.takes
             _ = session.run()
         }

@@ -44,12 +44,12 @@ final class JackDuplexTests: XCTestCase {
         XCTAssertEqual(driver.granted.capture?.format, .float32)
         XCTAssertEqual(driver.granted.roundTripFrames, 128)
         let engine = RenderEngine()
-        var settings = VoiceSettings()
-        settings.bassDB = 6
-        settings.trebleDB = 3
-        settings.boostDB = 6
-        settings.reverbPercent = 30
-        let chain = try VoiceChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings,
+        var settings = LiveSettings()
+        settings.strips[0].bassDB = 6
+        settings.strips[0].trebleDB = 3
+        settings.strips[0].boostDB = 6
+        settings.strips[0].reverbSendPercent = 30
+        let chain = try LiveChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings,
                                    limiterLookaheadMilliseconds: 0)
         engine.install(try chain.compile(spec: driver.processSpec))
         let started = Date()

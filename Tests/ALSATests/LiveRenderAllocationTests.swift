@@ -14,12 +14,13 @@ private final class AllocationProbe: @unchecked Sendable {
     func allocateOnce() { kept = NSObject() }
 }
 
-/// The live driver's render thread, running the whole voice chain on real
+/// The live driver's render thread, running the whole live chain (two strips,
+/// every stage on) on real
 /// ALSA PCMs (`null`: zeros in, everything taken out, as fast as it goes),
 /// allocates nothing in steady state; nor does it in playback-only mode,
 /// running the instruments' chain with MIDI arriving.
 final class LiveRenderAllocationTests: XCTestCase {
-    func testDuplexLoopWithTheVoiceChainDoesNotAllocate() throws {
+    func testDuplexLoopWithTwoStripsAndEveryStageOnDoesNotAllocate() throws {
         try XCTSkipIf(busker_allocation_counting_supported() == 0, "no allocation counter on this platform")
         var options = DuplexDriver.Options(device: "null")
         options.periodFrames = 64
@@ -35,13 +36,13 @@ final class LiveRenderAllocationTests: XCTestCase {
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
         }
         let driver = try DuplexDriver(options: options)
-        var settings = VoiceSettings()
-        settings.bassDB = 6
-        settings.trebleDB = 3
-        settings.boostDB = 6
-        settings.reverbPercent = 30
-        settings.room = .hall
-        let chain = try VoiceChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
+        XCTAssertEqual(driver.granted.capture?.channels, 2)
+        var settings = try LiveSettings(commandLine: ["--inputs", "1,2", "--gain", "3", "--bass", "6", "--treble", "3", "--boost", "6",
+                                                      "--reverb", "30", "--gate", "--compressor", "--voice-processing",
+                                                      "--strip", "1:pan=-0.5", "--strip", "2:pan=0.5", "--room", "hall"])
+        let chain = try LiveChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
+        XCTAssertEqual(chain.strips.count, 2)
+        XCTAssertNotNil(chain.strips[1].voiceProcessor)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)
@@ -54,9 +55,12 @@ final class LiveRenderAllocationTests: XCTestCase {
         func waitFor(frames: Int) {
             var i = 0
             while driver.framesProcessed < frames && driver.stopReason == nil {
-                settings.bassDB = Float(i % 25) - 12
-                settings.reverbPercent = Float(i % 100)
+                settings.strips[0].bassDB = Float(i % 25) - 12
+                settings.strips[1].reverbSendPercent = Float(i % 100)
+                settings.strips[1].pan = Float(i % 21) / 10 - 1
+                settings.strips[i % 2].mute = (i / 7) % 2 == 1
                 chain.apply(settings)
+                chain.micOn = (i / 11) % 3 != 0
                 engine.collectRetiredPlans()
                 i += 1
                 usleep(200)

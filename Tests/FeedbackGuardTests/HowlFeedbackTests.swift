@@ -23,10 +23,10 @@ final class HowlFeedbackTests: XCTestCase {
     /// Runs the voice chain (volume 1, everything else flat) in the loop.
     private func simulate(path: FeedbackPath, guardOn: Bool, emergency: Bool = true, seconds: Double,
                           loopGainDB: @escaping (Int) -> Float?) throws -> (output: [Float], guard: HowlGuardStatus, firstSeenAt: Int?) {
-        var settings = VoiceSettings()
+        var settings = LiveSettings()
         settings.volume = 1
         settings.howlGuard = guardOn
-        let chain = try VoiceChain(inputChannelCount: 1, settings: settings)
+        let chain = try LiveChain(inputChannelCount: 1, settings: settings)
         chain.howlGuard.emergencyGainEnabled = emergency
         let simulator = FeedbackSimulator(plan: try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)), path: path)
         var firstSeen: Int?

@@ -16,12 +16,12 @@ final class HowlGuardAllocationTests: XCTestCase {
     /// emergency gain, all while the allocation counter counts.
     func testTheChainInAHowlingLoopDoesNotAllocate() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs glibc")
-        var settings = VoiceSettings()
+        var settings = LiveSettings()
         settings.volume = 1
-        settings.boostDB = 6
-        settings.reverbPercent = 20
-        settings.bassDB = 3
-        let chain = try VoiceChain(inputChannelCount: 1, settings: settings)
+        settings.strips[0].boostDB = 6
+        settings.strips[0].reverbSendPercent = 20
+        settings.strips[0].bassDB = 3
+        let chain = try LiveChain(inputChannelCount: 1, settings: settings)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
         let delay = 240, frames = 64, blocks = 3000

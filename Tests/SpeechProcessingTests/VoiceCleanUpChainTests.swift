@@ -14,13 +14,13 @@ import XCTest
 final class VoiceCleanUpChainTests: XCTestCase {
     private let rate = 48_000.0
 
-    private func everythingOn() -> VoiceSettings {
-        var s = VoiceSettings()
-        s.noiseGate = true
-        s.compressor = true
-        s.voiceProcessing = true
-        s.bassDB = 3
-        s.reverbPercent = 30
+    private func everythingOn() -> LiveSettings {
+        var s = LiveSettings()
+        s.strips[0].noiseGate = true
+        s.strips[0].compressor = true
+        s.strips[0].voiceProcessing = true
+        s.strips[0].bassDB = 3
+        s.strips[0].reverbSendPercent = 30
         s.volume = 1
         return s
     }
@@ -28,20 +28,20 @@ final class VoiceCleanUpChainTests: XCTestCase {
     /// Every stage on, every switch flipped and every clean-up control moved by
     /// the control thread while the audio thread renders: nothing allocated.
     func testFullChainRendersWithoutAllocatingWhileSwitching() throws {
-        let chain = try VoiceChain(inputChannelCount: 1, settings: everythingOn(), limiterLookaheadMilliseconds: 0,
-                                   voiceProcessor: VoiceProcessingNode())
+        let chain = try LiveChain(inputChannelCount: 1, settings: everythingOn(), limiterLookaheadMilliseconds: 0,
+                                   voiceProcessing: true)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)))
         var sawCompression = false
         assertNoAllocationsOnRenderThread(engine: engine, blocks: 4000, frames: 64, inputChannels: 1, outputChannels: 2) { i in
             var s = self.everythingOn()
-            s.noiseGate = (i / 30) % 4 != 3
-            s.compressor = (i / 50) % 4 != 3
-            s.voiceProcessing = (i / 70) % 4 != 3
-            s.gateThresholdDB = (i / 20) % 2 == 0 ? -50 : -1  // −1 dB closes the gate on the harness's −6 dBFS ramp
-            s.compressorMakeupDB = Float(i % 19) - 6
+            s.strips[0].noiseGate = (i / 30) % 4 != 3
+            s.strips[0].compressor = (i / 50) % 4 != 3
+            s.strips[0].voiceProcessing = (i / 70) % 4 != 3
+            s.strips[0].gateThresholdDB = (i / 20) % 2 == 0 ? -50 : -1  // −1 dB closes the gate on the harness's −6 dBFS ramp
+            s.strips[0].compressorMakeupDB = Float(i % 19) - 6
             chain.apply(s)
-            if chain.compressor.gainReductionDB > 1 { sawCompression = true }
+            if chain.strips[0].compressor.gainReductionDB > 1 { sawCompression = true }
             engine.collectRetiredPlans()
         }
         XCTAssertTrue(sawCompression, "the compressor was working during the run")
@@ -52,11 +52,11 @@ final class VoiceCleanUpChainTests: XCTestCase {
     /// The chain's reported latency (voice processing's two frames plus the
     /// limiter's look-ahead) is the delay an impulse takes through it.
     func testChainLatencyIsTheMeasuredDelay() throws {
-        var s = VoiceSettings()
-        s.voiceProcessing = false  // in the chain, switched off: a pure delay of the same length
+        var s = LiveSettings()
+        s.strips[0].voiceProcessing = false  // in the chain, switched off: a pure delay of the same length
         s.volume = 1
-        let chain = try VoiceChain(inputChannelCount: 1, settings: s, limiterLookaheadMilliseconds: 1,
-                                   voiceProcessor: VoiceProcessingNode(isOn: false))
+        let chain = try LiveChain(inputChannelCount: 1, settings: s, limiterLookaheadMilliseconds: 1,
+                                   voiceProcessing: true)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 256)))
         let frames = 4096
@@ -82,7 +82,7 @@ final class VoiceCleanUpChainTests: XCTestCase {
         }
         var outputs: [[Float]] = []
         for block in [1, 64, 333] {
-            let chain = try VoiceChain(inputChannelCount: 1, settings: everythingOn(), voiceProcessor: VoiceProcessingNode())
+            let chain = try LiveChain(inputChannelCount: 1, settings: everythingOn(), voiceProcessing: true)
             let engine = RenderEngine()
             engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 512)))
             let inBuffer = AudioBuffer(channelCount: 1, capacity: block)

@@ -5,9 +5,9 @@ import XCTest
 import Glibc
 #endif
 
-/// The noise gate and the compressor inside the voice chain: switched by
+/// The noise gate and the compressor inside a channel strip of the live chain: switched by
 /// `apply` while the same plan keeps running (no rebuild).
-final class VoiceChainCleanUpTests: XCTestCase {
+final class LiveChainCleanUpTests: XCTestCase {
     private let rate = 48_000.0
 
     /// Renders `seconds` of a 1 kHz tone at `rmsDB` through the engine and returns the
@@ -30,35 +30,35 @@ final class VoiceChainCleanUpTests: XCTestCase {
     }
 
     func testGateAndCompressorSwitchInTheRunningChain() throws {
-        var s = VoiceSettings()
+        var s = LiveSettings()
         s.volume = 1
         // A steady pure tone whose level steps is what the howl guard is there
         // to catch (see its README limits); this test is about the gate and the compressor.
         s.howlGuard = false
-        let chain = try VoiceChain(inputChannelCount: 1, settings: s)
-        XCTAssertFalse(chain.noiseGate.isOn)
-        XCTAssertFalse(chain.compressor.isOn)
+        let chain = try LiveChain(inputChannelCount: 1, settings: s)
+        XCTAssertFalse(chain.strips[0].noiseGate.isOn)
+        XCTAssertFalse(chain.strips[0].compressor.isOn)
         XCTAssertEqual(chain.latencyFrames, chain.limiter.latencyFrames, "no voice processor: no added latency")
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)))
         // A quiet tone (−60 dBFS RMS, −57 dBFS peak) below the gate's −50 dB threshold.
         let plain = outputLevel(engine, seconds: 0.5, rmsDB: -60)
-        s.noiseGate = true
+        s.strips[0].noiseGate = true
         chain.apply(s)
         let gated = outputLevel(engine, seconds: 0.5, rmsDB: -60)
         XCTAssertEqual(gated - plain, -40, accuracy: 0.1, "the gate's floor")
         // Threshold −70: the tone opens it again.
-        s.gateThresholdDB = -70
+        s.strips[0].gateThresholdDB = -70
         chain.apply(s)
         XCTAssertEqual(outputLevel(engine, seconds: 0.5, rmsDB: -60) - plain, 0, accuracy: 0.01)
         // The compressor below its −24 dB threshold only adds the make-up gain.
-        s.compressor = true
-        s.compressorMakeupDB = 9
+        s.strips[0].compressor = true
+        s.strips[0].compressorMakeupDB = 9
         chain.apply(s)
         XCTAssertEqual(outputLevel(engine, seconds: 0.5, rmsDB: -60) - plain, 9, accuracy: 0.01)
         // Off again: back where it started.
-        s.noiseGate = false
-        s.compressor = false
+        s.strips[0].noiseGate = false
+        s.strips[0].compressor = false
         chain.apply(s)
         XCTAssertEqual(outputLevel(engine, seconds: 0.5, rmsDB: -60) - plain, 0, accuracy: 0.001)
         engine.releaseAll()

@@ -5,8 +5,8 @@ import RenderTestSupport
 import Rig
 import XCTest
 
-/// The whole live voice chain, as the drivers run it.
-final class VoiceChainTests: XCTestCase {
+/// The whole live chain, as the drivers run it.
+final class LiveChainTests: XCTestCase {
     private let rate = 48000.0
 
     /// Deterministic noise with a slow envelope, loud enough to drive the limiter when boosted.
@@ -20,36 +20,59 @@ final class VoiceChainTests: XCTestCase {
         }
     }
 
-    private func busySettings() -> VoiceSettings {
-        var s = VoiceSettings()
-        s.bassDB = 6
-        s.trebleDB = 4
-        s.boostDB = 12        // drives the limiter
-        s.reverbPercent = 40  // the tank runs
+    /// Two strips on a two-channel input, every stage on (voice processing,
+    /// gate, compressor, EQ, boost, reverb send), driving the limiter.
+    private func busySettings() -> LiveSettings {
+        var s = LiveSettings()
+        var strip = StripSettings()
+        strip.gainDB = 3
+        strip.bassDB = 6
+        strip.trebleDB = 4
+        strip.boostDB = 12             // drives the limiter
+        strip.reverbSendPercent = 40   // the tank runs
+        strip.noiseGate = true
+        strip.compressor = true
+        strip.voiceProcessing = true
+        s.strips = [strip, strip]
+        s.strips[1].channels = [2]
+        s.strips[0].pan = -0.4
+        s.strips[1].pan = 0.6
         s.room = .hall
         s.volume = 1
         return s
     }
 
-    func testSteadyStateRendersWithoutAllocatingWhileEveryControlMoves() throws {
-        let chain = try VoiceChain(inputChannelCount: 1, settings: busySettings())
+    func testTwoStripsWithEveryStageOnRenderWithoutAllocatingWhileEveryControlMoves() throws {
+        let chain = try LiveChain(inputChannelCount: 2, settings: busySettings())
+        XCTAssertEqual(chain.strips.count, 2)
+        XCTAssertTrue(chain.strips.allSatisfy { $0.voiceProcessor != nil })
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)))
         var sawLimiting = false
-        assertNoAllocationsOnRenderThread(engine: engine, blocks: 4000, frames: 64, inputChannels: 1, outputChannels: 2) { i in
+        assertNoAllocationsOnRenderThread(engine: engine, blocks: 4000, frames: 64, inputChannels: 2, outputChannels: 2) { i in
             // The control thread turns every knob while the audio thread renders.
             var s = self.busySettings()
-            s.bassDB = Float(i % 25) - 12
-            s.trebleDB = Float((i * 7) % 25) - 12
-            s.boostDB = 6 + Float(i % 13)
-            s.reverbPercent = Float(20 + (i % 60))
+            for k in 0..<2 {
+                s.strips[k].gainDB = Float((i + k) % 13) - 6
+                s.strips[k].bassDB = Float((i + 3 * k) % 25) - 12
+                s.strips[k].trebleDB = Float((i * 7 + k) % 25) - 12
+                s.strips[k].boostDB = 6 + Float((i + k) % 13)
+                s.strips[k].reverbSendPercent = Float((20 + i + 30 * k) % 100)
+                s.strips[k].highPassHz = 60 + Float((i + k) % 40)
+                s.strips[k].pan = Float((i + 7 * k) % 21) / 10 - 1
+                s.strips[k].mute = (i / (10 + k)) % 5 == 4
+                s.strips[k].noiseGate = (i / (30 + k)) % 4 != 3
+                s.strips[k].compressor = (i / (50 + k)) % 4 != 3
+                s.strips[k].voiceProcessing = (i / (70 + k)) % 4 != 3
+            }
             s.room = RoomPreset.allCases[(i / 50) % 4]
             s.volume = 0.5 + Float(i % 10) / 20
-            s.highPassHz = 60 + Float(i % 40)
+            s.howlGuard = (i / 90) % 3 != 2
             chain.apply(s)
-            chain.mixer.inputs[chain.voiceBus].pan.value = Float(i % 21) / 10 - 1
+            chain.micOn = (i / 40) % 6 != 5
             if chain.limiter.gainReductionDB > 0 { sawLimiting = true }
             _ = chain.outputMeter.reading(channel: 0)
+            _ = chain.strips[1].meter.reading(channel: 0)
             engine.collectRetiredPlans()
         }
         XCTAssertTrue(sawLimiting, "the limiter should have been working during the run")
@@ -62,16 +85,19 @@ final class VoiceChainTests: XCTestCase {
         let input = voiceLikeSignal(frames: 48000)
         var outputs: [[[Float]]] = []
         for block in [1, 64, 333] {
-            let chain = try VoiceChain(inputChannelCount: 1, settings: busySettings())
+            let chain = try LiveChain(inputChannelCount: 2, settings: busySettings())
             let engine = RenderEngine()
             engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 512)))
-            let inBuffer = AudioBuffer(channelCount: 1, capacity: block)
+            let inBuffer = AudioBuffer(channelCount: 2, capacity: block)
             let outBuffer = AudioBuffer(channelCount: 2, capacity: block)
             var out: [[Float]] = [[], []]
             var offset = 0
             while offset < input.count {
                 let n = min(block, input.count - offset)
-                for i in 0..<n { inBuffer[0][i] = input[offset + i] }
+                for i in 0..<n {
+                    inBuffer[0][i] = input[offset + i]
+                    inBuffer[1][i] = input[(offset + i + 12_345) % input.count] * 0.7
+                }
                 engine.render(input: inBuffer.block(frames: n), output: outBuffer.block(frames: n))
                 for c in 0..<2 { out[c].append(contentsOf: UnsafeBufferPointer(start: outBuffer[c], count: n)) }
                 offset += n
@@ -90,10 +116,16 @@ final class VoiceChainTests: XCTestCase {
     }
 
     func testOutOfRangeSettingsAreRefusedWithTheirRange() {
-        var s = VoiceSettings()
-        s.bassDB = 99
-        XCTAssertThrowsError(try VoiceChain(inputChannelCount: 1, settings: s)) { error in
+        var s = LiveSettings()
+        s.strips[0].bassDB = 99
+        XCTAssertThrowsError(try LiveChain(inputChannelCount: 1, settings: s)) { error in
             XCTAssertEqual("\(error)", "bass 99 dB is out of range -12…12 dB")
+        }
+        s.strips[0].bassDB = 0
+        s.strips.append(StripSettings(channels: [2]))
+        s.strips[1].pan = 2
+        XCTAssertThrowsError(try LiveChain(inputChannelCount: 2, settings: s)) { error in
+            XCTAssertEqual("\(error)", "strip 2 pan 2 is out of range -1…1")
         }
     }
 }

@@ -1,0 +1,56 @@
+import FeedbackGuard
+import Foundation
+import Rig
+import TerminalUI
+import XCTest
+
+/// The live screen with channel strips: every strip's meter under the input
+/// channel(s) it reads, the selected strip's controls, the strip keys.
+final class LiveScreenTests: XCTestCase {
+    private func status(selected: Int) throws -> LiveStatus {
+        let settings = try LiveSettings(commandLine: ["--inputs", "1,2+3", "--strip", "1:pan=-0.4,bass=3", "--strip", "2:mute=on,gain=-6"])
+        let strips = settings.strips.enumerated().map { index, strip in
+            StripStatus(number: index + 1, source: strip.sourceLabel, peakDB: index == 0 ? -12 : -.infinity, settings: strip,
+                        selected: index == selected, voiceProcessingAvailable: false)
+        }
+        return LiveStatus(micOn: true, settings: settings, strips: strips, selectedStrip: selected,
+                          outputPeakDB: [-20, -21], outputRMSDB: [-30, -31], limiterReductionDB: 0,
+                          howl: HowlGuardStatus(enabled: true, feedbackWarning: false, notches: [], gainReductionDB: 0,
+                                                detectionCount: 0, firstDetectionFrame: nil),
+                          xruns: 0, state: "running", notice: nil, hint: nil, latency: "48000 Hz", devices: "hw:1 → hw:1",
+                          seconds: 3)
+    }
+
+    /// The screen's text without its escape sequences, one entry per line.
+    private func lines(_ screen: String) -> [String] {
+        let plain = screen.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+        return plain.components(separatedBy: "\r\n")
+    }
+
+    func testEveryStripsMeterShowsTheChannelsItReads() throws {
+        let screen = lines(LiveScreen.draw(try status(selected: 0), columns: 120))
+        let stripOne = try XCTUnwrap(screen.first { $0.contains("1 in 1 ") })
+        XCTAssertTrue(stripOne.contains("▸"), "strip 1 is marked as selected: \(stripOne)")
+        XCTAssertTrue(stripOne.contains("-12.0 dBFS"), stripOne)
+        let stripTwo = try XCTUnwrap(screen.first { $0.contains("2 in 2+3") })
+        XCTAssertTrue(stripTwo.contains("-inf dBFS"), stripTwo)
+        XCTAssertTrue(stripTwo.contains(" M "), "strip 2's mute shows by its meter: \(stripTwo)")
+        XCTAssertTrue(screen.contains { $0.contains("out L") } && screen.contains { $0.contains("out R") })
+    }
+
+    func testTheSelectedStripsControlsAreShown() throws {
+        let first = lines(LiveScreen.draw(try status(selected: 0), columns: 160)).joined(separator: "\n")
+        XCTAssertTrue(first.contains("strip 1 (in 1): gain +0 dB   pan L 40"), first)
+        XCTAssertTrue(first.contains("bass +3 dB"), first)
+        let second = lines(LiveScreen.draw(try status(selected: 1), columns: 160)).joined(separator: "\n")
+        XCTAssertTrue(second.contains("strip 2 (in 2+3): gain -6 dB   pan C   MUTED"), second)
+        for (key, _) in LiveScreen.keyHelp + LiveScreen.stripKeyHelp {
+            XCTAssertTrue(second.contains(key), "key \(key) is on the screen")
+        }
+    }
+
+    func testTheStatusLineNamesEachStripsInput() throws {
+        let line = try status(selected: 0).statusLine
+        XCTAssertTrue(line.contains("in 1 -12.0 dBFS · in 2+3 -inf dBFS"), line)
+    }
+}
