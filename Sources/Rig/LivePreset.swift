@@ -62,8 +62,8 @@ public struct LivePreset: Sendable, Equatable {
                     section = .midi
                     midi = midi ?? []
                 case ("strip", 2):
-                    guard let n = Int(words[1]), PresetKey<StripSettings>.channelRange.contains(n) else {
-                        throw PresetLineError(line: number, message: "\(line): strips are numbered 1…\(PresetKey<StripSettings>.channelRange.upperBound)")
+                    guard let n = Int(words[1]), (1...LiveSettings.maximumStripCount).contains(n) else {
+                        throw PresetLineError(line: number, message: "\(line): strips are numbered 1…\(LiveSettings.maximumStripCount)")
                     }
                     section = .strip(n)
                     strips[n] = StripSettings()

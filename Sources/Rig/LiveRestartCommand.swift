@@ -22,6 +22,22 @@ public enum LiveRestartCommand {
         ["busker", "live"] + deviceArguments + (presetName.map { ["--preset", $0] } ?? settingsArguments)
     }
 
+    /// The line to print: `--preset NAME` when preset `presetName` as saved
+    /// now holds exactly `settings` (and `midi`, when both have a mapping),
+    /// else every setting spelled out.
+    /// - Thread: control
+    /// - Realtime: unsafe (reads the preset file)
+    public static func line(settings: LiveSettings, midi: [PresetEntry]?, presetName: String?, presets: PresetStore?,
+                            deviceArguments: [String]) -> String {
+        var unchanged: String?
+        if let presetName, let saved = try? presets?.load(presetName), saved.settings == settings,
+           midi == nil || saved.midi == nil || saved.midi == midi {
+            unchanged = presetName
+        }
+        return shellText(arguments(deviceArguments: deviceArguments, presetName: unchanged,
+                                   settingsArguments: settings.commandLineArguments()))
+    }
+
     /// The words as a POSIX shell reads them back: a word with anything but
     /// letters, digits and `-_./:=,+@%` in single quotes.
     public static func shellText(_ words: [String]) -> String {

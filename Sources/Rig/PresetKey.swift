@@ -1,5 +1,6 @@
 import Foundation
 import DSP
+import Engine
 
 /// One key a preset section knows: its name (the command line's spelling),
 /// how its value is written, and how a written value is read back and checked.
@@ -28,12 +29,12 @@ struct PresetKey<Settings>: Sendable {
         })
     }
 
-    /// A switch, written `on` or `off` (also read: yes/no, true/false).
+    /// A switch, `on` or `off`.
     static func onOff(_ name: String, _ keyPath: WritableKeyPath<Settings, Bool> & Sendable) -> PresetKey {
         PresetKey(name: name, write: { $0[keyPath: keyPath] ? "on" : "off" }, read: { settings, text in
             switch text.lowercased() {
-            case "on", "yes", "true": settings[keyPath: keyPath] = true
-            case "off", "no", "false": settings[keyPath: keyPath] = false
+            case "on": settings[keyPath: keyPath] = true
+            case "off": settings[keyPath: keyPath] = false
             default: return "must be on or off"
             }
             return nil
@@ -63,37 +64,38 @@ extension PresetKey where Settings == LiveSettings {
 }
 
 extension PresetKey where Settings == StripSettings {
-    /// The capture channels a strip may read, numbered from 1.
-    static let channelRange = 1...32
-
-    /// `[strip N]`: the keys and value spellings of `--strip N:key=value`.
-    static let strip: [PresetKey] = [
-        PresetKey(name: "inputs", write: { $0.channels.map(String.init).joined(separator: "+") }, read: { settings, text in
-            let parts = text.split(separator: "+", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            var channels: [Int] = []
-            for part in parts {
-                guard let channel = Int(part), channelRange.contains(channel) else {
-                    return "must be capture channels \(channelRange.lowerBound)…\(channelRange.upperBound), as in 1 or 1+2"
-                }
-                guard !channels.contains(channel) else { return "names channel \(channel) twice" }
-                channels.append(channel)
+    /// `[strip N]`: `inputs`, then every `StripSettings.Key`, spelled and
+    /// checked as `--strip N:key=value` does.
+    static let strip: [PresetKey] = [inputs] + StripSettings.Key.allCases.map { key in
+        PresetKey(name: key.rawValue, write: { key.value(in: $0).text }, read: { settings, text in
+            guard let value = try? key.parse(text) else { return key.isFlag ? "must be on or off" : "is not a number" }
+            var changed = settings
+            key.set(value, in: &changed)
+            do {
+                try changed.validate()
+            } catch {
+                guard case let .outOfRange(_, _, range, unit)? = error as? ParameterError else { return "is out of range" }
+                return "is outside \(format(range.lowerBound, minus: "−"))…\(format(range.upperBound, minus: "−"))"
+                    + (unit.isEmpty ? "" : " \(unit)")
             }
-            settings.channels = channels
+            settings = changed
             return nil
-        }),
-        .number("gain", \.gainDB, StripSettings.gainRange, "dB"),
-        .number("pan", \.pan, StripSettings.panRange, ""),
-        .onOff("mute", \.mute),
-        .number("high-pass", \.highPassHz, VoiceSettings.highPassRange, "Hz"),
-        .onOff("gate", \.noiseGate),
-        .number("gate-threshold", \.gateThresholdDB, VoiceSettings.gateThresholdRange, "dB"),
-        .onOff("compressor", \.compressor),
-        .number("makeup", \.compressorMakeupDB, VoiceSettings.compressorMakeupRange, "dB"),
-        .onOff("voice-processing", \.voiceProcessing),
-        .number("bass", \.bassDB, VoiceSettings.bassRange, "dB"),
-        .number("treble", \.trebleDB, VoiceSettings.trebleRange, "dB"),
-        .number("boost", \.boostDB, VoiceSettings.boostRange, "dB"),
-        .number("reverb", \.reverbSendPercent, StripSettings.reverbSendRange, "%"),
-    ]
+        })
+    }
+
+    /// `inputs = 1` or `1+2`: the capture channels the strip sums, from 1.
+    private static let inputs = PresetKey(name: "inputs", write: { $0.channels.map(String.init).joined(separator: "+") },
+                                          read: { settings, text in
+        let parts = text.split(separator: "+", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var channels: [Int] = []
+        for part in parts {
+            guard let channel = Int(part), (1...LiveSettings.maximumChannel).contains(channel) else {
+                return "must be capture channels 1…\(LiveSettings.maximumChannel), as in 1 or 1+2"
+            }
+            guard !channels.contains(channel) else { return "names channel \(channel) twice" }
+            channels.append(channel)
+        }
+        settings.channels = channels
+        return nil
+    })
 }

@@ -13,6 +13,7 @@ public enum LiveScreen {
         ("m", "room"),
         ("h", "howl guard"),
         ("^R", "record"),
+        ("w", "save preset"),
         ("q", "quit"),
     ]
 
@@ -90,8 +91,12 @@ public enum LiveScreen {
         lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("  strip: " + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
         lines.append("")
-        lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
-        lines.append("  the speaker, to avoid feedback (howling).\(reset)")
+        if let bottom = s.bottomLine {
+            lines.append(bottom)
+        } else {
+            lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
+            lines.append("  the speaker, to avoid feedback (howling).\(reset)")
+        }
         return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
     }
 
