@@ -205,6 +205,31 @@ final class PresetCLITests: XCTestCase {
                            status: 2, mentioning: "~/.config/busker/cave.preset line 2: room = cave must be one of small, medium, large, hall")
     }
 
+    /// On a device (ALSA's null PCM), stopped by SIGINT: the line names the
+    /// preset while the settings are its own, and spells them out otherwise.
+    func testOnADeviceTheLineIsPrintedWhenTheSessionStops() throws {
+        try writePreset("gig", "[bus]\nvolume = 0.5\n\n[strip 1]\nbass = 4\n")
+        for (extra, expected) in [([], "busker live --device null --no-tui --preset gig"),
+                                  (["--bass", "1"], "busker live --device null --no-tui --strip 1:bass=1 --volume 0.5")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: buskerPath)
+            process.arguments = ["live", "--device", "null", "--no-tui", "--preset", "gig"] + extra
+            process.environment = environment
+            let out = OutputCollector(), err = OutputCollector()
+            process.standardOutput = out.pipe
+            process.standardError = err.pipe
+            try process.run()
+            // Running: its status line comes every second.
+            let deadline = Date().addingTimeInterval(10)
+            while !out.text.contains("running"), Date() < deadline { usleep(50_000) }
+            process.interrupt()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, err.text)
+            let last = out.text.split(separator: "\n").last.map(String.init)
+            XCTAssertEqual(last, "busker live: start the same sound again with: " + expected, out.text)
+        }
+    }
+
     func testHelpSaysHowPresetsWork() throws {
         let r = try live(["--help"])
         XCTAssertTrue(r.stdout.contains("--preset NAME"), r.stdout)
