@@ -79,6 +79,12 @@ public struct PresetStore: Sendable {
         }
     }
 
+    /// A line error of preset `name` found after loading (by the MIDI
+    /// mapping reading its `[midi]` entries), as the one line to show.
+    public func error(in name: String, _ error: PresetLineError) -> PresetError {
+        PresetError(path: shown(path(of: name)), error)
+    }
+
     /// Saves `preset` as `name`, creating the folder if needed and replacing
     /// any file of that name atomically.
     /// - Returns: the file's path as shown to the user.
