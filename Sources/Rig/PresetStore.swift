@@ -107,7 +107,7 @@ public struct PresetStore: Sendable {
         return shown(path)
     }
 
-    /// The saved presets' names, sorted ("none" when there are none).
+    /// The saved presets' names, sorted.
     public func names() -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return files.filter { $0.hasSuffix(".\(Self.fileExtension)") && !$0.hasPrefix(".") }
