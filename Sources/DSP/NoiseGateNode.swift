@@ -134,8 +134,8 @@ public final class NoiseGateNode: AudioNode {
 
     /// Gates input bus 0 into `output`.
     /// - Thread: audio
-    /// - Realtime: safe. Two atomic loads, arithmetic on plain state, `exp2f` per
-    ///   sample only while the gain moves; checked by the compiler with `@_noLocks`.
+    /// - Realtime: safe. Two atomic loads, arithmetic on plain state (`fastExp2` per
+    ///   sample while the gain is below unity); checked by the compiler with `@_noLocks`.
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
@@ -166,10 +166,18 @@ public final class NoiseGateNode: AudioNode {
         let fall = detectorFall
         let channels = output.channelCount
         var env = envelope, gate = state, hold = holdRemaining, db = gainDB, changes = transitionCount
+        // The channel pointers, read once: reading them per sample (they sit in memory the
+        // output stores might alias) costs more than the arithmetic.
+        let in0 = input.channels[0], out0 = output.channels[0]
+        let mono = lastInput == 0 && channels == 1
         for i in 0..<frames {
             // The sidechain: the loudest channel, instant attack, exponential fall.
             var peak: Float = 0
-            for c in 0...lastInput { peak = max(peak, abs(input.channels[c][i])) }
+            if mono {
+                peak = abs(in0[i])
+            } else {
+                for c in 0...lastInput { peak = max(peak, abs(input.channels[c][i])) }
+            }
             env = max(peak, env * fall)
             if on {
                 switch gate {
@@ -195,9 +203,13 @@ public final class NoiseGateNode: AudioNode {
             } else {
                 db = min(0, db + attackStep)
             }
-            let g = sampleGain(decibels: db)
-            for c in 0..<channels {
-                output.channels[c][i] = input.channels[min(c, lastInput)][i] * g
+            let g = fastSampleGain(decibels: db)
+            if mono {
+                out0[i] = in0[i] * g
+            } else {
+                for c in 0..<channels {
+                    output.channels[c][i] = input.channels[min(c, lastInput)][i] * g
+                }
             }
         }
         envelope = env
