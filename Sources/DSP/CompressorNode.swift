@@ -166,6 +166,8 @@ public final class CompressorNode: AudioNode {
         }
         let t = readParameter(thresholdRef), r = readParameter(ratioRef), w = readParameter(kneeRef)
         let rmsA = rmsCoefficient, attackA = attackCoefficient, releaseA = releaseCoefficient
+        // Exact for a coefficient in [½, 1) (a time constant over 1.5 samples): no rounding in 1 − a.
+        let rmsB = 1 - rmsA, attackB = 1 - attackA, releaseB = 1 - releaseA
         let channels = output.channelCount
         var ms = meanSquare, gr = reduction, mk = makeup
         // In passes over the block, so that only the two recursions (the mean square and
@@ -187,7 +189,8 @@ public final class CompressorNode: AudioNode {
                 } else {
                     for c in 0...lastInput { let x = input.channels[c][done + i]; square = max(square, x * x) }
                 }
-                ms = square + rmsA * (ms - square)
+                // In the form a·ms + (1 − a)·x², whose loop-carried chain is a multiply and an add.
+                ms = rmsA * ms + rmsB * square
                 work[i] = ms
             }
             // 2. The gain computer: the level in dB (10·log10 of the mean square, −200 for
@@ -207,12 +210,21 @@ public final class CompressorNode: AudioNode {
             }
             // 3. Smoothing: attack while the reduction deepens, release while it eases;
             //    switched off, it eases at the attack's pace, so the copy takes over within ~0.1 s.
-            for i in 0..<n {
-                let target = work[i]
-                let a = target < gr || !on ? attackA : releaseA
-                gr = target + a * (gr - target)
-                if !on && gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
-                work[i] = gr + mk.next()
+            if on {
+                for i in 0..<n {
+                    // Both candidates first, then the choice: the compare runs beside the
+                    // arithmetic instead of ahead of it.
+                    let target = work[i]
+                    let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
+                    gr = target < gr ? attack : release
+                    work[i] = gr + mk.next()
+                }
+            } else {
+                for i in 0..<n {
+                    gr = attackA * gr  // towards 0
+                    if gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
+                    work[i] = gr + mk.next()
+                }
             }
             // 4. The gain (exactly 1 at 0 dB), applied.
             for k in 0..<groups {
