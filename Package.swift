@@ -87,6 +87,6 @@ let package = Package(
         .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "CAllocationCounter",
                                                      "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI"]),
     ]
 )

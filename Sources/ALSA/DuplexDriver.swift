@@ -31,6 +31,19 @@ import Glibc
 /// thread wakes a microsecond late. More periods in the buffer than primed
 /// leave headroom the loop does not use; `periodsAhead` is what buys safety.
 ///
+/// ## Two clocks
+/// Capture and playback that are not linked (two cards, a USB mic and the
+/// laptop's speaker, most plugin PCMs) run on clocks that differ by tens to
+/// hundreds of ppm. Then the render loop resamples the engine's output to
+/// the playback clock, steered once a period by a slow control loop
+/// (`FillController`) that holds the path's fill — capture available +
+/// frames in the resampler + playback delay — at the primed round trip.
+/// `clockCorrection` reports the measured drift and the latency; an xrun
+/// re-primes the path to its set point and keeps the drift estimate.
+/// Linked streams share one clock and are not resampled, nor are two PCMs
+/// of one sound server (JACK, PulseAudio, PipeWire: `ioplug` PCMs), which
+/// runs both on its own clock.
+///
 /// ## Playback only
 /// Without capture, the playback device paces the loop: it is primed the
 /// same way (`(1 + periodsAhead)` periods of silence, so the first rendered
@@ -76,6 +89,11 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         /// Link capture and playback (`snd_pcm_link`) when the devices allow.
         /// Unused without a capture PCM.
         public var link = true
+        /// When capture and playback are not linked (two clocks), resample
+        /// adaptively so the round trip holds its primed latency (see "Two
+        /// clocks" above). Off: the devices' drift fills or empties the path
+        /// until it xruns.
+        public var correctClockDrift = true
         public var configuration: ALSAConfiguration = .system
         /// SCHED_FIFO priority for the render thread; nil to not ask.
         public var realtimePriority: Int32? = 70
@@ -179,11 +197,25 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
                                        primedFrames: primed, linked: linked)
         renderLoop = DuplexRenderLoop(calls: options.calls, capture: capture, playback: playback,
                                       primedFrames: primed, linked: linked,
+                                      resample: !linked && options.correctClockDrift && !Self.sameServer(capture, playback),
                                       stallMilliseconds: options.stallMilliseconds,
                                       frameLimit: options.stopAfterFrames)
     }
 
     deinit { close() }
+
+    /// Whether both streams are a sound server's (ALSA `ioplug` PCMs: jack,
+    /// pulse, pipewire): the server runs them on its one clock, resampling
+    /// its own devices, so there is no drift to follow. Their pointers also
+    /// move by the server's whole cycles and a playback cycle takes whatever
+    /// is queued, so the fill measured here does not track the round trip
+    /// (on the virtual sound card, jack_iodelay saw it wander from 100 to
+    /// 166 frames with the resampler on).
+    /// - Realtime: unsafe. Control thread.
+    private static func sameServer(_ capture: PCMStream?, _ playback: PCMStream) -> Bool {
+        guard let capture else { return false }
+        return snd_pcm_type(capture.handle) == SND_PCM_TYPE_IOPLUG && snd_pcm_type(playback.handle) == SND_PCM_TYPE_IOPLUG
+    }
 
     // MARK: What a session reads (AudioDriver)
 
@@ -193,8 +225,34 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
     public var format: AudioFormat { granted.audioFormat }
     /// The round trip (duplex) or the output latency (playback only), in frames.
     public var latencyFrames: Int { granted.roundTripFrames }
-    /// The granted configuration in one line.
-    public var summary: String { granted.description }
+    /// The granted configuration in one line; with two clocks, the
+    /// correction's state too ("…; two clocks, resampled: drift +12 ppm ·
+    /// latency 128 frames (2.7 ms)").
+    public var summary: String {
+        guard let clock = clockCorrection else { return granted.description }
+        return "\(granted.description); two clocks, resampled: \(clock.description)"
+    }
+
+    /// Two clocks: the drift the control loop measures and the latency it
+    /// holds (low-passed). nil when linked or playback only.
+    /// - Thread: any
+    /// - Realtime: safe
+    public var clockCorrection: ClockCorrection? {
+        guard renderLoop.resampler != nil else { return nil }
+        return ClockCorrection(setPointFrames: granted.primedFrames,
+                               latencyFrames: Double(bitPattern: renderLoop.filteredFillBits.load(ordering: .relaxed)),
+                               driftPPM: Double(bitPattern: renderLoop.driftPPMBits.load(ordering: .relaxed)),
+                               sampleRate: granted.sampleRate)
+    }
+
+    /// Two clocks: the fill measured after the last write, in frames,
+    /// before the low-pass (benchmarks read its spread). nil when linked.
+    /// - Thread: any
+    /// - Realtime: safe
+    public var measuredFillFrames: Double? {
+        guard renderLoop.resampler != nil else { return nil }
+        return Double(bitPattern: renderLoop.measuredFillBits.load(ordering: .relaxed))
+    }
     /// One line when real-time priority or locked memory was refused at the last start.
     public var realtimeNotice: String? { realtime?.notice }
 

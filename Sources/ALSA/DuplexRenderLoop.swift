@@ -16,6 +16,17 @@ import Glibc
 /// free, render with no input, convert, write. Both modes share the start,
 /// priming, transfer, error and xrun code, so they fail and recover alike.
 ///
+/// Two clocks: when capture and playback are not linked, the duplex loop
+/// puts an `AdaptiveResampler` between the engine and playback, steered by a
+/// `FillController` that holds the path's fill (capture available + frames
+/// in the resampler + playback delay) at the primed round trip. The engine
+/// stays on the capture clock, whole periods in and out, exactly as when
+/// linked; only the playback write varies (a frame more or less now and
+/// then), and it never waits: the loop writes what the room allows and the
+/// resampler keeps the rest. Resampling the capture side instead would make
+/// the *read* vary, and a read of one frame more than a period waits for the
+/// next whole period (avail_min), which a two-period buffer cannot ride out.
+///
 /// Everything the loop touches is allocated in `init`, on the control thread.
 /// Between the start handshake and the end of `run`, the thread makes no
 /// allocation, takes no lock of ours, logs nothing and builds no String; it
@@ -50,6 +61,11 @@ final class DuplexRenderLoop: @unchecked Sendable {
     let schedulingError = Atomic<Int32>(0)
     /// Events for the control thread; the render thread is the only producer.
     let events = SPSCQueue<DriverEvent>(capacity: 256)
+    /// Two clocks only (bit patterns of Doubles): the low-passed fill (frames),
+    /// the last measured fill (frames) and the drift estimate (ppm).
+    let filteredFillBits = Atomic<UInt64>(0)
+    let measuredFillBits = Atomic<UInt64>(0)
+    let driftPPMBits = Atomic<UInt64>(0)
 
     // MARK: Written by the render thread, read after a `phase` acquire
     private(set) var stopReason: DriverStopReason?
@@ -82,12 +98,22 @@ final class DuplexRenderLoop: @unchecked Sendable {
     private let captureBuffer: AudioBuffer
     private let playbackBuffer: AudioBuffer
     private var consecutiveXruns = 0
+    /// Frames the playback raw buffer and `playbackBuffer` hold: a period, or
+    /// two when resampling (a write may carry more than a period).
+    private let playbackCapacity: Int
+    /// Two clocks: the resampler, the engine's output (before it) and the
+    /// controller. nil/unused when linked or playback only.
+    let resampler: AdaptiveResampler?
+    private let engineOutputBuffer: AudioBuffer
+    private var controller: FillController
+    /// The resampler's step for the next write.
+    private var step = 1.0
 
     /// - Parameter capture: the capture stream, or nil for playback-only
     ///   mode (the capture fields then describe an empty, unused side).
     /// - Realtime: unsafe (allocates). Control thread.
     init(calls: PCMCalls, capture: PCMStream?, playback: PCMStream, primedFrames: Int, linked: Bool,
-         stallMilliseconds: Int, frameLimit: Int?) {
+         resample: Bool, stallMilliseconds: Int, frameLimit: Int?) {
         self.calls = calls
         self.capture = capture?.handle
         self.playback = playback.handle
@@ -108,17 +134,25 @@ final class DuplexRenderLoop: @unchecked Sendable {
         waitTimeoutMilliseconds = Int32(min(100, max(10, (4 * periodMilliseconds).rounded(.up))))
         self.stallMilliseconds = stallMilliseconds
         self.frameLimit = frameLimit ?? Int.max
+        let resampling = resample && capture != nil
+        playbackCapacity = resampling ? 2 * period : period
         let captureBytes = max(1, period * (capture?.bytesPerFrame ?? 0))
         captureRaw = .allocate(byteCount: captureBytes, alignment: 64)
-        playbackRaw = .allocate(byteCount: max(1, period * playback.bytesPerFrame), alignment: 64)
+        playbackRaw = .allocate(byteCount: max(1, playbackCapacity * playback.bytesPerFrame), alignment: 64)
         captureRaw.initializeMemory(as: UInt8.self, repeating: 0, count: captureBytes)
-        playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: max(1, period * playback.bytesPerFrame))
+        playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: max(1, playbackCapacity * playback.bytesPerFrame))
         capturePlanes = .allocate(capacity: max(1, captureChannels))
         capturePlanes.initialize(repeating: nil, count: max(1, captureChannels))
         playbackPlanes = .allocate(capacity: max(1, playback.channels))
         playbackPlanes.initialize(repeating: nil, count: max(1, playback.channels))
         captureBuffer = AudioBuffer(channelCount: captureChannels, capacity: period)
-        playbackBuffer = AudioBuffer(channelCount: playback.channels, capacity: period)
+        playbackBuffer = AudioBuffer(channelCount: playback.channels, capacity: playbackCapacity)
+        // Four periods of input: room for the playback side to take nothing
+        // for two periods before input is dropped (an xrun comes sooner).
+        resampler = resampling ? AdaptiveResampler(channelCount: playback.channels, capacity: 4 * period + 8) : nil
+        engineOutputBuffer = AudioBuffer(channelCount: playback.channels, capacity: resampling ? period : 1)
+        controller = FillController(setPoint: Double(primedFrames), sampleRate: Double(max(1, playback.sampleRate)),
+                                    periodFrames: period)
     }
 
     deinit {
@@ -134,6 +168,11 @@ final class DuplexRenderLoop: @unchecked Sendable {
         stopReason = nil
         startFailure = nil
         consecutiveXruns = 0
+        controller = FillController(setPoint: controller.setPoint, sampleRate: Double(period) / controller.interval,
+                                    periodFrames: period)
+        step = 1
+        resampler?.reset()
+        publishClock(measuredFill: controller.setPoint)
         phase.store(Phase.starting.rawValue, ordering: .releasing)
     }
 
@@ -173,10 +212,10 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// - Realtime: safe (blocks only in the PCM reads, writes and waits that pace the loop)
     private func duplexLoop(engine: RenderEngine) -> DriverStopReason {
         let input = captureBuffer.block(frames: period)
-        let output = playbackBuffer.block(frames: period)
+        let output = resampler == nil ? playbackBuffer.block(frames: period) : engineOutputBuffer.block(frames: period)
         let captureChannelStride = captureInterleaved ? captureFormat.bytesPerSample : period * captureFormat.bytesPerSample
         let captureFrameStride = captureInterleaved ? captureFormat.bytesPerSample * captureChannels : captureFormat.bytesPerSample
-        let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : period * playbackFormat.bytesPerSample
+        let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : playbackCapacity * playbackFormat.bytesPerSample
         let playbackFrameStride = playbackInterleaved ? playbackFormat.bytesPerSample * playbackChannels : playbackFormat.bytesPerSample
         var frames = 0
         while true {
@@ -189,18 +228,76 @@ final class DuplexRenderLoop: @unchecked Sendable {
             captureFormat.decode(captureRaw, channelStride: captureChannelStride, frameStride: captureFrameStride,
                                  into: input, frames: period)
             engine.render(input: input, output: output)
-            playbackFormat.encode(output, into: playbackRaw, channelStride: playbackChannelStride,
-                                  frameStride: playbackFrameStride, frames: period)
-            switch transfer(.playback) {
-            case .done: break
-            case .restart: continue
-            case .stop(let reason): return reason
+            if let resampler {
+                switch writeResampled(output, through: resampler, channelStride: playbackChannelStride,
+                                      frameStride: playbackFrameStride) {
+                case .done: break
+                case .restart: continue
+                case .stop(let reason): return reason
+                }
+            } else {
+                playbackFormat.encode(output, into: playbackRaw, channelStride: playbackChannelStride,
+                                      frameStride: playbackFrameStride, frames: period)
+                switch transfer(.playback) {
+                case .done: break
+                case .restart: continue
+                case .stop(let reason): return reason
+                }
             }
             consecutiveXruns = 0
             frames += period
             framesProcessed.store(frames, ordering: .relaxed)
             if frames >= frameLimit { return .frameLimitReached }
         }
+    }
+
+    /// Two clocks: passes the engine's period through the resampler and
+    /// writes what playback has room for (never waiting for more), then
+    /// measures the path's fill and lets the controller set the next step.
+    /// - Thread: audio
+    /// - Realtime: safe (PCM calls only: avail, delay, the write)
+    private func writeResampled(_ output: AudioBlock, through resampler: AdaptiveResampler,
+                                channelStride: Int, frameStride: Int) -> Transfer {
+        resampler.push(output, frames: period)
+        let room = calls.availUpdate(playback)
+        if room < 0 {
+            switch handle(error: Int32(clamping: room), direction: .playback) {
+            case .done: return .done  // EAGAIN/EINTR: write next period
+            case .restart: return .restart
+            case .stop(let reason): return .stop(reason)
+            }
+        }
+        let block = playbackBuffer.block(frames: playbackCapacity)
+        let count = resampler.produce(into: block, maximumFrames: min(Int(room), playbackCapacity), step: step)
+        if count > 0 {
+            playbackFormat.encode(block, into: playbackRaw, channelStride: channelStride, frameStride: frameStride,
+                                  frames: count)
+            switch transfer(.playback, frames: count) {
+            case .done: break
+            case .restart: return .restart
+            case .stop(let reason): return .stop(reason)
+            }
+        }
+        // The fill: frames captured and not read, held by the resampler,
+        // queued on playback. A failed query skips this period's update; the
+        // next transfer meets the error and handles it.
+        let captured = capture.map { calls.availUpdate($0) } ?? 0
+        var queued: snd_pcm_sframes_t = 0
+        if captured >= 0 && calls.delay(playback, &queued) == 0 {
+            let fill = Double(captured) + Double(queued) + resampler.pendingFrames
+            step = controller.update(fill: fill)
+            publishClock(measuredFill: fill)
+        }
+        return .done
+    }
+
+    /// Publishes the controller's state for the control thread.
+    /// - Thread: audio (or control before the render thread starts)
+    /// - Realtime: safe (three atomic stores)
+    private func publishClock(measuredFill: Double) {
+        measuredFillBits.store(measuredFill.bitPattern, ordering: .relaxed)
+        filteredFillBits.store(controller.filteredFill.bitPattern, ordering: .relaxed)
+        driftPPMBits.store((controller.driftEstimate * 1e6).bitPattern, ordering: .relaxed)
     }
 
     /// Playback only: the device paces the loop. Wait until a period of room
@@ -214,7 +311,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// - Realtime: safe (blocks only in the PCM writes and waits that pace the loop)
     private func playbackOnlyLoop(engine: RenderEngine) -> DriverStopReason {
         let output = playbackBuffer.block(frames: period)
-        let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : period * playbackFormat.bytesPerSample
+        let playbackChannelStride = playbackInterleaved ? playbackFormat.bytesPerSample : playbackCapacity * playbackFormat.bytesPerSample
         let playbackFrameStride = playbackInterleaved ? playbackFormat.bytesPerSample * playbackChannels : playbackFormat.bytesPerSample
         var frames = 0
         while true {
@@ -304,7 +401,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (PCM writes and waits only)
     private func primePlayback() -> Int32 {
-        playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: period * playbackFormat.bytesPerSample * playbackChannels)
+        playbackRaw.initializeMemory(as: UInt8.self, repeating: 0, count: playbackCapacity * playbackFormat.bytesPerSample * playbackChannels)
         var written = 0
         var waits = 0
         while written < primedFrames {
@@ -333,15 +430,25 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (blocks only in the PCM transfer and `snd_pcm_wait`, which pace the
     ///   loop, and in `pause` against a device that says ready with nothing ready)
-    private func transfer(_ direction: StreamDirection) -> Transfer {
+    private func transfer(_ direction: StreamDirection, frames: Int? = nil) -> Transfer {
         guard let pcm = pcm(direction) else { return .stop(.ioError(direction, code: -EBADFD)) }
+        let period = frames ?? self.period
         var done = 0
         var waitedMilliseconds = 0
         var stalled = false
         var readyButEmpty = 0
         while done < period {
             if stopRequested.load(ordering: .relaxed) { return .stop(.requested) }
-            let n = io(direction, offset: done, frames: period - done)
+            // Unlinked streams: read capture a whole period at a time. A device whose
+            // pointer moves between interrupts (a DMA position, a timer) would
+            // otherwise hand over the few frames captured while the last period
+            // was rendered, and the wait after that partial read lasts a whole
+            // period from there: the loop wakes later every period until
+            // playback runs dry. Linked streams share their pointer's clock
+            // with playback, whose wait paces the same way.
+            var ready = snd_pcm_sframes_t(period - done)
+            if direction == .capture && !linked { ready = calls.availUpdate(pcm) }
+            let n = ready < 0 ? Int(ready) : ready < period - done ? 0 : io(direction, offset: done, frames: period - done)
             if n > 0 {
                 done += n
                 waitedMilliseconds = 0
@@ -439,6 +546,15 @@ final class DuplexRenderLoop: @unchecked Sendable {
             rc = calls.start(playback)
             if rc < 0 { return .stop(.deviceLost(.playback, code: rc)) }
         }
+        // Two clocks: the re-primed path is at its set point again; what the
+        // resampler held is dropped with the rest, and the drift estimate
+        // stays (the clocks have not changed).
+        if let resampler {
+            resampler.reset()
+            controller.restart()
+            step = 1 + controller.correction
+            publishClock(measuredFill: controller.setPoint)
+        }
         events.push(.xrunRecovered(direction, total: total))
         return .restart
     }
@@ -472,7 +588,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
             if playbackInterleaved {
                 return calls.writeInterleaved(playback, playbackRaw + offset * bytes * playbackChannels, count)
             }
-            for c in 0..<playbackChannels { playbackPlanes[c] = playbackRaw + (c * period + offset) * bytes }
+            for c in 0..<playbackChannels { playbackPlanes[c] = playbackRaw + (c * playbackCapacity + offset) * bytes }
             return calls.writeNoninterleaved(playback, playbackPlanes, count)
         }
     }

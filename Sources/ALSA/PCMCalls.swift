@@ -4,7 +4,8 @@ import CALSA
 /// functions, after swift-system's `Mocking.swift`: the default `live` table
 /// calls libasound; a test copies it and replaces any entry to fail with any
 /// error at any point — open, hardware/software parameter commit, prepare,
-/// start, read, write, recover, resume, drop, drain, close — or to watch the
+/// start, read, write, recover, resume, drop, drain, close — to pace a
+/// simulated device by a clock of its own (the two-clock tests), or to watch the
 /// render thread make the call.
 ///
 /// The table covers every call that acts on a device. The `snd_pcm_hw_params_set_*`
@@ -57,6 +58,16 @@ public struct PCMCalls: @unchecked Sendable {
     /// - Thread: audio, control
     /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var state: @Sendable (PCM) -> snd_pcm_state_t
+    /// `snd_pcm_avail_update`: frames ready to read (capture) or room to write
+    /// (playback), or a negative error (-EPIPE after an xrun).
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
+    public var availUpdate: @Sendable (PCM) -> snd_pcm_sframes_t
+    /// `snd_pcm_delay`: (handle, out frames) → 0 or a negative error. Playback:
+    /// frames written and not yet played.
+    /// - Thread: audio
+    /// - Realtime: safe (a device call; an injected entry must keep the promise)
+    public var delay: @Sendable (PCM, UnsafeMutablePointer<snd_pcm_sframes_t>) -> Int32
     /// `snd_pcm_readi`: (handle, buffer, frames) → frames read, or a negative error.
     /// - Thread: audio
     /// - Realtime: safe (a device call; an injected entry must keep the promise)
@@ -89,6 +100,8 @@ public struct PCMCalls: @unchecked Sendable {
         recover: @escaping @Sendable (PCM, Int32, Int32) -> Int32,
         wait: @escaping @Sendable (PCM, Int32) -> Int32,
         state: @escaping @Sendable (PCM) -> snd_pcm_state_t,
+        availUpdate: @escaping @Sendable (PCM) -> snd_pcm_sframes_t,
+        delay: @escaping @Sendable (PCM, UnsafeMutablePointer<snd_pcm_sframes_t>) -> Int32,
         readInterleaved: @escaping @Sendable (PCM, UnsafeMutableRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
         writeInterleaved: @escaping @Sendable (PCM, UnsafeRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
         readNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
@@ -108,6 +121,8 @@ public struct PCMCalls: @unchecked Sendable {
         self.recover = recover
         self.wait = wait
         self.state = state
+        self.availUpdate = availUpdate
+        self.delay = delay
         self.readInterleaved = readInterleaved
         self.writeInterleaved = writeInterleaved
         self.readNoninterleaved = readNoninterleaved
@@ -135,6 +150,8 @@ public struct PCMCalls: @unchecked Sendable {
         recover: { snd_pcm_recover($0, $1, $2) },
         wait: { snd_pcm_wait($0, $1) },
         state: { snd_pcm_state($0) },
+        availUpdate: { snd_pcm_avail_update($0) },
+        delay: { snd_pcm_delay($0, $1) },
         readInterleaved: { snd_pcm_readi($0, $1, $2) },
         writeInterleaved: { snd_pcm_writei($0, $1, $2) },
         readNoninterleaved: { snd_pcm_readn($0, $1, $2) },

@@ -63,6 +63,9 @@ public protocol AudioDriver: AnyObject {
     var stopDetail: String? { get }
     /// Xruns recovered since open.
     var xrunCount: Int { get }
+    /// Two clocks bridged by an adaptive resampler: its measured drift and
+    /// the latency now. nil when one clock paces both sides (or before start).
+    var clockCorrection: ClockCorrection? { get }
     /// The next report from the render thread, or nil. One consumer: the control thread.
     func nextEvent() -> DriverEvent?
 }
@@ -70,6 +73,9 @@ public protocol AudioDriver: AnyObject {
 extension AudioDriver {
     /// No more to say than the stop reason.
     public var stopDetail: String? { nil }
+
+    /// One clock: nothing to correct.
+    public var clockCorrection: ClockCorrection? { nil }
 
     /// Resumes after a suspend, waiting up to five seconds for the devices.
     public func resumeAfterSuspend(engine: RenderEngine) throws {

@@ -31,73 +31,126 @@ public enum LiveScreen {
         ("v", "voice processing"),
     ]
 
-    public static func draw(_ s: LiveStatus, columns: Int) -> String {
+    /// The screen for a terminal of `columns` × `rows`. Everything is laid out
+    /// to fit: the key help and the strip's controls wrap between items, the
+    /// big MIC sign takes one line instead of three below 30 rows, and when
+    /// rows are still short the tip, the spacers and the notice go first (in
+    /// that order); the meters and the keys stay.
+    public static func draw(_ s: LiveStatus, columns: Int, rows: Int = 24) -> String {
         let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
         let onStyle = "\u{1B}[1;30;42m", offStyle = "\u{1B}[1;37;41m"
-        var lines: [String] = []
-        lines.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
-        lines.append("\(dim)\(s.latency) · xruns \(s.xruns)\(reset)")
+        let width = max(20, columns - 1)
+        var head: [String] = []
+        head.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
+        // Rate, period, round trip, the clock correction (two clocks) and xruns: wrapped between items.
+        let timing = (s.latency.components(separatedBy: " · ") + ["xruns \(s.xruns)"]).map { "\(dim)\($0)\(reset)" }
+        head += wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
-        lines.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
-        lines.append(s.notice.map { "\(dim)\($0)\(reset)" } ?? "")
+        head.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
+        let notice = s.notice.map { "\(dim)\($0)\(reset)" }
+
         let label = s.micOn ? "   MIC  ON   " : "   MIC  OFF  "
         let style = s.micOn ? onStyle : offStyle
-        let pad = String(repeating: " ", count: label.count)
-        lines.append("  \(style)\(pad)\(reset)")
-        lines.append("  \(style)\(label)\(reset)   press space to turn the mic \(s.micOn ? "off" : "on")")
-        lines.append("  \(style)\(pad)\(reset)")
-        lines.append(recordingLine(s.recording))
-        let width = max(10, min(50, columns - 30))
+        let action = "press space to turn the mic \(s.micOn ? "off" : "on")"
+        var mic: [String]
+        if rows >= 30 {
+            let pad = String(repeating: " ", count: label.count)
+            mic = ["  \(style)\(pad)\(reset)", "  \(style)\(label)\(reset)   \(action)", "  \(style)\(pad)\(reset)",
+                   recordingLine(s.recording)]
+        } else {
+            mic = ["  \(style)\(label)\(reset)   \(action)" + "   " + recordingLine(s.recording).dropFirst(2)]
+            if ANSIText.visibleWidth(mic[0]) > width { mic = ["  \(style)\(label)\(reset)   \(action)", recordingLine(s.recording)] }
+        }
+
+        var meters: [String] = []
         // Each strip's meter is labelled with the channel(s) it reads; ▸ marks the selected strip, M a muted one.
         let stripLabels = s.strips.map { strip in
             (strip.selected && s.strips.count > 1 ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
         }
-        let labelWidth = max(5, stripLabels.map(\.count).max() ?? 5)
+        let labelWidth = max(6, stripLabels.map(\.count).max() ?? 6)
+        // The two-column indent, label, space, bar, space and "  -inf dBFS" (11).
+        let barWidth = max(10, min(72, width - labelWidth - 15))
         for (strip, label) in zip(s.strips, stripLabels) {
-            lines.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: width))
+            meters.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: barWidth))
         }
         for (c, db) in s.outputPeakDB.enumerated() {
-            let side = s.outputPeakDB.count == 1 ? "out" : c == 0 ? "out L" : "out R"
-            lines.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: width))
+            let side = s.outputPeakDB.count == 1 ? " out" : c == 0 ? " out L" : " out R"
+            meters.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: barWidth))
         }
-        if s.limiterReductionDB > 0.1 {
-            lines.append("  limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB")
-        } else {
-            lines.append("")
-        }
+
+        var guardLine: String
         if !s.howl.enabled {
-            lines.append("  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)")
+            guardLine = "  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)"
         } else if s.howl.feedbackWarning {
-            lines.append("  \u{1B}[1;37;41m \(s.howl.summary) \(reset)")
+            guardLine = "  \u{1B}[1;37;41m \(s.howl.summary) \(reset)"
         } else if !s.howl.summary.isEmpty {
-            lines.append("  \(dim)howl guard: \(s.howl.summary)\(reset)")
+            guardLine = "  \(dim)howl guard: \(s.howl.summary)\(reset)"
         } else {
-            lines.append("  \(dim)howl guard on, no feedback\(reset)")
+            guardLine = "  \(dim)howl guard on, no feedback\(reset)"
         }
+        if s.limiterReductionDB > 0.1 { guardLine += "   limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB" }
+
+        var controls: [String] = []
         let bus = s.settings
-        lines.append("  bus: volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)   room \(bold)\(bus.room.rawValue)\(reset)"
-                     + "   howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)")
+        controls += wrap(["\(bold)bus\(reset):", "volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)",
+                          "room \(bold)\(bus.room.rawValue)\(reset)", "howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)"],
+                         width: width)
         if s.strips.indices.contains(s.selectedStrip) {
             let strip = s.strips[s.selectedStrip], v = strip.settings
-            lines.append("  \(bold)\(strip.label)\(reset): gain \(bold)\(signed(v.gainDB)) dB\(reset)   pan \(bold)\(panText(v.pan))\(reset)"
-                         + "   \(v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off")   boost \(bold)\(signed(v.boostDB)) dB\(reset)"
-                         + "   bass \(bold)\(signed(v.bassDB)) dB\(reset)   treble \(bold)\(signed(v.trebleDB)) dB\(reset)"
-                         + "   reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)")
-            lines.append("  gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)   compressor \(bold)\(v.compressor ? "on" : "off")\(reset)"
-                         + "   voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"
-                         + (strip.cleanUpActivity.isEmpty ? "" : "   \(dim)\(strip.cleanUpActivity)\(reset)"))
+            var items = ["\(bold)\(strip.label)\(reset):", "gain \(bold)\(signed(v.gainDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
+                         v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off", "boost \(bold)\(signed(v.boostDB)) dB\(reset)",
+                         "bass \(bold)\(signed(v.bassDB)) dB\(reset)", "treble \(bold)\(signed(v.trebleDB)) dB\(reset)",
+                         "reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)",
+                         "gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)", "compressor \(bold)\(v.compressor ? "on" : "off")\(reset)",
+                         "voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"]
+            if !strip.cleanUpActivity.isEmpty { items.append("\(dim)\(strip.cleanUpActivity)\(reset)") }
+            controls += wrap(items, width: width)
         }
-        lines.append("")
-        lines.append("  " + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
-        lines.append("  strip: " + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }.joined(separator: "  "))
-        lines.append("")
-        if let bottom = s.bottomLine {
-            lines.append(bottom)
-        } else {
-            lines.append("  \(dim)Tip: start low and turn up slowly; use headphones, or keep the mic away from")
-            lines.append("  the speaker, to avoid feedback (howling).\(reset)")
+
+        let keys = wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
+            + wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
+        // The preset prompt or what a save said takes the tip's place, and always shows.
+        let tip = s.bottomLine.map { [$0] } ?? ["  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)"]
+
+        // What must be on screen, then what may go, least needed first.
+        let essential = head.count + mic.count + meters.count + 1 + controls.count + keys.count + (s.bottomLine == nil ? 0 : 1)
+        var spare = rows - essential
+        func take(_ count: Int) -> Bool {
+            guard spare >= count else { return false }
+            spare -= count
+            return true
         }
+        let showNotice = notice != nil && take(1)
+        let showSpacers = take(2)
+        let showTip = s.bottomLine != nil || take(tip.count)
+        var lines = head
+        if showNotice, let notice { lines.append(notice) }
+        lines += mic + meters + [guardLine] + controls
+        if showSpacers { lines.append("") }
+        lines += keys
+        if showSpacers { lines.append("") }
+        if showTip { lines += tip }
         return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
+    }
+
+    /// Packs `items` into lines no wider than `width` visible columns, two
+    /// spaces between items and two at the start of each line; an item never
+    /// splits (one longer than a line is clipped when drawn).
+    static func wrap(_ items: [String], width: Int) -> [String] {
+        var lines: [String] = []
+        var line = "", used = 0
+        for item in items {
+            let w = ANSIText.visibleWidth(item)
+            if used > 0 && used + 2 + w > width {
+                lines.append(line)
+                line = ""
+                used = 0
+            }
+            line += "  " + item
+            used += 2 + w
+        }
+        if used > 0 { lines.append(line) }
+        return lines
     }
 
     /// The REC indicator in red while a take runs, else the last word about takes, else the key.

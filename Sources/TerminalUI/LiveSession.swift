@@ -68,7 +68,8 @@ public final class LiveSession {
                     if handle(key) == false { runner.send(.userStop) }
                 }
                 if runner.isOver { break }
-                terminal.write(LiveScreen.draw(status(), columns: terminal.size.columns))
+                let size = terminal.size
+                terminal.write(LiveScreen.draw(status(), columns: size.columns, rows: size.rows))
             } else {
                 let second = Int(Date().timeIntervalSince(started))
                 if second != lastStatusSecond {
@@ -239,7 +240,8 @@ public final class LiveSession {
             limiterReductionDB: chain.limiter.gainReductionDB,
             howl: chain.howlGuard.status(),
             xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
-            latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms",
+            latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms"
+                + (driver.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })

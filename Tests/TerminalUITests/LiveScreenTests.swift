@@ -40,13 +40,42 @@ final class LiveScreenTests: XCTestCase {
 
     func testTheSelectedStripsControlsAreShown() throws {
         let first = lines(LiveScreen.draw(try status(selected: 0), columns: 160)).joined(separator: "\n")
-        XCTAssertTrue(first.contains("strip 1 (in 1): gain +0 dB   pan L 40"), first)
+        XCTAssertTrue(first.contains("strip 1 (in 1):  gain +0 dB  pan L 40"), first)
         XCTAssertTrue(first.contains("bass +3 dB"), first)
         let second = lines(LiveScreen.draw(try status(selected: 1), columns: 160)).joined(separator: "\n")
-        XCTAssertTrue(second.contains("strip 2 (in 2+3): gain -6 dB   pan C   MUTED"), second)
+        XCTAssertTrue(second.contains("strip 2 (in 2+3):  gain -6 dB  pan C  MUTED"), second)
         for (key, _) in LiveScreen.keyHelp + LiveScreen.stripKeyHelp {
             XCTAssertTrue(second.contains(key), "key \(key) is on the screen")
         }
+    }
+
+    /// At 80×24 and 120×40, with a notice and a take running: every key's
+    /// label is drawn, no line is wider than the terminal, no more lines than rows.
+    func testEverythingFitsTheUsualTerminalSizes() throws {
+        var status = try status(selected: 1)
+        status.notice = "a device appeared: USB Audio CODEC"
+        status.recording = "● REC 00:12  take-001.wav"
+        status.latency = "48000 Hz · period 64 · round trip 128 frames = 2.7 ms · drift +250 ppm · now 128 fr"
+        for (columns, rows) in [(80, 24), (120, 40), (100, 30)] {
+            let screen = lines(LiveScreen.draw(status, columns: columns, rows: rows))
+            let text = screen.joined(separator: "\n")
+            XCTAssertLessThanOrEqual(screen.count, rows, text)
+            for line in screen { XCTAssertLessThan(line.count, columns, "\(columns)×\(rows): \(line)") }
+            for (key, label) in LiveScreen.keyHelp + LiveScreen.stripKeyHelp {
+                XCTAssertTrue(text.contains("\(key) \(label)"), "\(key) \(label) at \(columns)×\(rows):\n\(text)")
+            }
+            XCTAssertTrue(text.contains("MIC  ON") && text.contains("REC 00:12"), text)
+            XCTAssertTrue(text.contains("drift +250 ppm") && text.contains("xruns 0"), "two clocks' drift and the xruns at \(columns)×\(rows):\n\(text)")
+        }
+    }
+
+    /// A terminal too short for everything keeps the meters and the keys and drops the tip first.
+    func testAShortTerminalDropsTheTipBeforeTheKeys() throws {
+        let tall = lines(LiveScreen.draw(try status(selected: 0), columns: 80, rows: 40)).joined(separator: "\n")
+        XCTAssertTrue(tall.contains("Tip:"), tall)
+        let short = lines(LiveScreen.draw(try status(selected: 0), columns: 80, rows: 17))
+        XCTAssertFalse(short.joined().contains("Tip:"))
+        XCTAssertTrue(short.joined().contains("q quit") && short.joined().contains("out R"), short.joined(separator: "\n"))
     }
 
     func testTheStatusLineNamesEachStripsInput() throws {
