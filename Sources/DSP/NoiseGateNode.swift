@@ -56,6 +56,9 @@ public final class NoiseGateNode: AudioNode {
     /// dB per sample the gain moves up (opening) and per dB of depth down (closing).
     private var attackStepPerDB: Float = 1
     private var releaseStepPerDB: Float = 1
+    /// One block's gains between the passes of `render`, `scratchCapacity` frames.
+    private var scratch: UnsafeMutablePointer<Float>
+    private var scratchCapacity = 4
 
     // MARK: Audio thread only
     private var envelope: Float = 0
@@ -85,8 +88,12 @@ public final class NoiseGateNode: AudioNode {
         self.holdMilliseconds = holdMilliseconds
         self.releaseMilliseconds = releaseMilliseconds
         switchedOn = Atomic(isOn)
+        scratch = .allocate(capacity: scratchCapacity)
+        scratch.initialize(repeating: 0, count: scratchCapacity)
         super.init(name: name)
     }
+
+    deinit { scratch.deallocate() }
 
     /// Whether the gate works; off, it passes its input unchanged (after a 1 ms fade up).
     /// - Thread: any
@@ -114,6 +121,10 @@ public final class NoiseGateNode: AudioNode {
         // A full-depth move takes the stated time whatever the floor: the step is per dB of depth.
         attackStepPerDB = Float(1 / max(1, Double(attackMilliseconds) / 1000 * rate))
         releaseStepPerDB = Float(1 / max(1, Double(releaseMilliseconds) / 1000 * rate))
+        scratch.deallocate()
+        scratchCapacity = (max(4, spec.maximumBlockSize) + 3) / 4 * 4
+        scratch = .allocate(capacity: scratchCapacity)
+        scratch.initialize(repeating: 0, count: scratchCapacity)
     }
 
     // MARK: Audio thread
@@ -134,8 +145,8 @@ public final class NoiseGateNode: AudioNode {
 
     /// Gates input bus 0 into `output`.
     /// - Thread: audio
-    /// - Realtime: safe. Two atomic loads, arithmetic on plain state, `exp2f` per
-    ///   sample only while the gain moves; checked by the compiler with `@_noLocks`.
+    /// - Realtime: safe. Two atomic loads, arithmetic on plain state and the
+    ///   preallocated scratch (`fastExp2`); checked by the compiler with `@_noLocks`.
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
@@ -166,39 +177,77 @@ public final class NoiseGateNode: AudioNode {
         let fall = detectorFall
         let channels = output.channelCount
         var env = envelope, gate = state, hold = holdRemaining, db = gainDB, changes = transitionCount
-        for i in 0..<frames {
-            // The sidechain: the loudest channel, instant attack, exponential fall.
-            var peak: Float = 0
-            for c in 0...lastInput { peak = max(peak, abs(input.channels[c][i])) }
-            env = max(peak, env * fall)
-            if on {
-                switch gate {
-                case .closed:
-                    if env >= openLevel { gate = .open; changes &+= 1 }
-                case .open:
-                    if env < closeLevel { gate = .holding; hold = holdFrames }
-                case .holding:
-                    if env >= closeLevel {
-                        gate = .open
-                    } else if hold <= 0 {
-                        gate = .closed; changes &+= 1
-                    } else {
-                        hold -= 1
-                    }
+        // In two passes: the sidechain and the gain in dB a sample at a time, then the
+        // gains (`fastExp2`) four frames per operation and applied. The same operations
+        // for every frame wherever a block starts: block-size invariant.
+        let work = scratch, capacity = scratchCapacity
+        let in0 = input.channels[0], out0 = output.channels[0]
+        let mono = lastInput == 0 && channels == 1
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, capacity)
+            var unity = true  // every gain of the stretch 0 dB: the open gate's usual case
+            for i in 0..<n {
+                // The sidechain: the loudest channel, instant attack, exponential fall.
+                var peak: Float = 0
+                if mono {
+                    peak = abs(in0[done + i])
+                } else {
+                    for c in 0...lastInput { peak = max(peak, abs(input.channels[c][done + i])) }
                 }
+                env = max(peak, env * fall)
+                if on {
+                    switch gate {
+                    case .closed:
+                        if env >= openLevel { gate = .open; changes &+= 1 }
+                    case .open:
+                        if env < closeLevel { gate = .holding; hold = holdFrames }
+                    case .holding:
+                        if env >= closeLevel {
+                            gate = .open
+                        } else if hold <= 0 {
+                            gate = .closed; changes &+= 1
+                        } else {
+                            hold -= 1
+                        }
+                    }
+                } else {
+                    gate = .open
+                }
+                // The gain glides in dB toward 0 (open, holding, off) or the floor (closed).
+                if gate == .closed {
+                    db = db > floor ? max(floor, db - releaseStep) : min(floor, db + attackStep)
+                } else {
+                    db = min(0, db + attackStep)
+                }
+                work[i] = db
+                if db != 0 { unity = false }
+            }
+            if unity {
+                for c in 0..<channels {
+                    let source = input.channels[min(c, lastInput)] + done, destination = output.channels[c] + done
+                    for i in 0..<n { destination[i] = source[i] }
+                }
+                done += n
+                continue
+            }
+            // The gains, exactly 1 at 0 dB; the last group of four is padded from the scratch's spare lanes.
+            for k in 0..<(n + 3) / 4 {
+                let p = work + 4 * k
+                let decibels = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+                let gain = fastExp2(decibels * 0.166_096_4).replacing(with: 1, where: decibels .== 0)  // log2(10) / 20
+                UnsafeMutableRawPointer(p).storeBytes(of: gain, as: SIMD4<Float>.self)
+            }
+            if mono {
+                let source = in0 + done, destination = out0 + done
+                for i in 0..<n { destination[i] = source[i] * work[i] }
             } else {
-                gate = .open
+                for c in 0..<channels {
+                    let source = input.channels[min(c, lastInput)] + done, destination = output.channels[c] + done
+                    for i in 0..<n { destination[i] = source[i] * work[i] }
+                }
             }
-            // The gain glides in dB toward 0 (open, holding, off) or the floor (closed).
-            if gate == .closed {
-                db = db > floor ? max(floor, db - releaseStep) : min(floor, db + attackStep)
-            } else {
-                db = min(0, db + attackStep)
-            }
-            let g = sampleGain(decibels: db)
-            for c in 0..<channels {
-                output.channels[c][i] = input.channels[min(c, lastInput)][i] * g
-            }
+            done += n
         }
         envelope = env
         state = gate

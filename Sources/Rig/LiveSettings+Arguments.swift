@@ -92,7 +92,7 @@ extension LiveSettings {
     }
 
     /// Applies one `--strip N:key=value,…`.
-    private mutating func applyStripOverride(_ text: String) throws {
+    mutating func applyStripOverride(_ text: String) throws {
         guard let colon = text.firstIndex(of: ":"), let number = Int(text[..<colon]) else {
             throw CommandLineError.usage("--strip takes N:key=value,… as in 2:pan=0.5,bass=3; not '\(text)'")
         }
@@ -118,7 +118,7 @@ extension LiveSettings {
         strips[number - 1] = strip
     }
 
-    private static func parse(_ key: StripSettings.Key, _ text: String, option: String) throws -> StripSettings.Key.Value {
+    static func parse(_ key: StripSettings.Key, _ text: String, option: String) throws -> StripSettings.Key.Value {
         do {
             return try key.parse(text)
         } catch let error as CommandLineError {

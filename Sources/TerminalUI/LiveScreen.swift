@@ -14,6 +14,7 @@ public enum LiveScreen {
         ("h", "howl guard"),
         ("^R", "record"),
         ("l", "learn MIDI"),
+        ("w", "save preset"),
         ("q", "quit"),
     ]
 
@@ -42,7 +43,9 @@ public enum LiveScreen {
         let width = max(20, columns - 1)
         var head: [String] = []
         head.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
-        head.append("\(dim)\(s.latency) · xruns \(s.xruns)\(reset)")
+        // Rate, period, round trip, the clock correction (two clocks) and xruns: wrapped between items.
+        let timing = (s.latency.components(separatedBy: " · ") + ["xruns \(s.xruns)"]).map { "\(dim)\($0)\(reset)" }
+        head += wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
         head.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
         let notice = s.notice.map { "\(dim)\($0)\(reset)" }
@@ -107,12 +110,14 @@ public enum LiveScreen {
 
         let keys = wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
             + wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
-        let tip = ["  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)"]
+        // The preset prompt or what a save said takes the tip's place, and always shows.
+        let tip = s.bottomLine.map { [$0] } ?? ["  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)"]
         // MIDI: what learn mode waits for (must show), else the mapping or the last action.
         let midiLine = s.midi.map { "  " + (s.learning ? "\u{1B}[1;33m\($0)\(reset)" : "\(dim)\($0)\(reset)") }
 
         // What must be on screen, then what may go, least needed first.
-        let essential = head.count + mic.count + meters.count + 1 + controls.count + keys.count + (s.learning ? 1 : 0)
+        let essential = head.count + mic.count + meters.count + 1 + controls.count + keys.count
+            + (s.bottomLine == nil ? 0 : 1) + (s.learning ? 1 : 0)
         var spare = rows - essential
         func take(_ count: Int) -> Bool {
             guard spare >= count else { return false }
@@ -122,7 +127,7 @@ public enum LiveScreen {
         let showNotice = notice != nil && take(1)
         let showMIDI = midiLine != nil && (s.learning || take(1))
         let showSpacers = take(2)
-        let showTip = take(tip.count)
+        let showTip = s.bottomLine != nil || take(tip.count)
         var lines = head
         if showNotice, let notice { lines.append(notice) }
         lines += mic + meters + [guardLine] + controls

@@ -26,6 +26,18 @@ public final class LiveSession {
     private let started = Date()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
+    /// Where `w` saves presets; nil: no config folder to save in (`presetProblem` says why).
+    public var presets: PresetStore?
+    public var presetProblem: String?
+    /// The preset the session started with or last saved: `w` offers its
+    /// name, and the line printed at the end names it while the settings match it.
+    public var presetName: String?
+    /// The MIDI control mapping's `[midi]` lines, for a save; nil: the preset gets no `[midi]` section.
+    public var midiPresetEntries: (() -> [PresetEntry])?
+    /// The name being typed after `w`, on the bottom line; nil when not asking.
+    public private(set) var namePrompt: NamePrompt?
+    /// What the last save said ("saved gig" or why not), on the bottom line until the next key.
+    public private(set) var presetMessage: String?
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
     public var midi: LiveMIDIControl?
 
@@ -109,9 +121,48 @@ public final class LiveSession {
         return true
     }
 
-    /// Applies one key; false means quit.
+    /// Saves every strip, the bus and the MIDI mapping as preset `name`
+    /// (replacing one of that name); says how it went in `presetMessage`.
+    /// - Returns: whether it was saved.
+    /// - Thread: control
+    @discardableResult
+    public func savePreset(as name: String) -> Bool {
+        guard let presets else {
+            presetMessage = "not saved: " + (presetProblem ?? "no folder for presets")
+            return false
+        }
+        do {
+            try presets.save(LivePreset(settings: settings, midi: midiPresetEntries?()), as: name)
+            presetName = name
+            presetMessage = "saved \(name)"
+            return true
+        } catch {
+            presetMessage = "not saved: \(error.description)"
+            return false
+        }
+    }
+
+    /// Applies one key; false means quit. While a preset's name is typed
+    /// (after `w`), every key goes to the name prompt.
     public func handle(_ key: Key) -> Bool {
+        if var prompt = namePrompt {
+            switch prompt.handle(key) {
+            case .editing: namePrompt = prompt
+            case .cancelled:
+                namePrompt = nil
+                presetMessage = "not saved"
+            case .accepted(let name):
+                namePrompt = nil
+                savePreset(as: name)
+            }
+            return true
+        }
+        presetMessage = nil
         if let handled = handleLearnKey(key) { return handled }
+        if key == .character("w") || key == .character("W") {
+            namePrompt = NamePrompt(label: "save preset as", text: presetName ?? "")
+            return true
+        }
         var s = settings
         var strip = s.strips[selectedStrip]
         switch key {
@@ -196,7 +247,8 @@ public final class LiveSession {
             latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms"
                 + (driver.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
             devices: "\(route.input ?? "no capture") → \(route.output)",
-            seconds: Date().timeIntervalSince(started), recording: takes?.indicator)
+            seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
+            bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
         status.midi = midiLine
         status.learning = midi?.learn.isActive ?? false
         return status

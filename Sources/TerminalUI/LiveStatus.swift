@@ -33,11 +33,14 @@ public struct LiveStatus {
     public var midi: String? = nil
     /// Learn mode is waiting for the user (the MIDI line stands out).
     public var learning = false
+    /// The preset name prompt, or what the last save said; nil: the safety tip shows.
+    public var bottomLine: String? = nil
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
                 outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
                 xruns: Int, state: String, notice: String?, hint: String?, latency: String, devices: String,
-                seconds: Double, recording: String? = nil) {
+                seconds: Double, recording: String? = nil, bottomLine: String? = nil) {
+        self.bottomLine = bottomLine
         self.micOn = micOn
         self.settings = settings
         self.strips = strips

@@ -80,6 +80,12 @@ enum LiveCommand {
       --voice-processing     speexdsp noise suppression and automatic gain control,
                              adds 20 ms (key v)
 
+    presets (NAME.preset in $XDG_CONFIG_HOME/busker, else ~/.config/busker; see docs/presets.md):
+      --preset NAME          start with a saved preset's strips, bus and MIDI mapping; options
+                             given with it override it (--volume 0.2, --strip 2:mute=on)
+                             key w saves the current settings as a preset; on quit busker live
+                             prints the command line that starts the same sound again
+
     files only:
       --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
       --help                 show this help
@@ -91,14 +97,15 @@ enum LiveCommand {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
         let args = try ArgumentScanner(arguments,
             valued: LiveSettings.valuedOptions.union(["input", "output", "device", "rate", "period", "periods", "periods-ahead",
-                                                      "format", "limiter-lookahead"]).union(LiveMIDIControl.valued),
+                                                      "format", "limiter-lookahead", "preset"]).union(LiveMIDIControl.valued),
             flags: LiveSettings.flagOptions.union(["help", "no-tui", "auto-resume", "reconnect"]))
         if args.has("help") {
             print(help)
             return
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
-        let settings = try LiveSettings(arguments: args)
+        let start = try LiveStart(arguments: args)
+        let settings = start.settings
         let input = args.string("input"), output = args.string("output")
         let inputIsFile = input?.hasPrefix("file:") ?? false
         let outputIsFile = output?.hasPrefix("file:") ?? false
@@ -113,9 +120,10 @@ enum LiveCommand {
                 throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
             }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
+            print("busker live: start the same sound again with: " + start.restartLine(settings: settings, midi: nil))
         } else {
             if args.string("format") != nil { throw CommandLineError.usage("--format is for file: outputs (the take's is --record-format)") }
-            try runOnDevices(args: args, settings: settings, recording: recording)
+            try runOnDevices(args: args, start: start, recording: recording)
         }
     }
 
@@ -136,7 +144,8 @@ enum LiveCommand {
 
     /// The live mic on ALSA devices until q, a signal or a device problem.
     /// Exit status 1 when the device stopped us.
-    private static func runOnDevices(args: ArgumentScanner, settings: LiveSettings, recording: RecordingRequest) throws {
+    private static func runOnDevices(args: ArgumentScanner, start: LiveStart, recording: RecordingRequest) throws {
+        let settings = start.settings
         var driver: DuplexDriver.Options
         if let device = args.string("device") {
             guard args.string("input") == nil, args.string("output") == nil else {
@@ -155,17 +164,85 @@ enum LiveCommand {
                                       limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
         // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"))
+        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), map: start.midiMap)
         for notice in midi.notices { print("busker live: \(notice)") }
         let rig = try LiveRig(options: options)
         if rig.audioStarted {
             let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)
             session.takes = rig.takes
+            session.presets = start.presets
+            session.presetProblem = start.presetProblem
+            session.presetName = start.presetName
             session.midi = midi
+            session.midiPresetEntries = { midi.map.presetEntries }
             midi.start()
             _ = session.run()
+            midi.stop()
+            // Last, whatever ended the session: how to get this sound back.
+            defer {
+                print("busker live: start the same sound again with: "
+                      + start.restartLine(settings: session.settings, midi: session.midiPresetEntries?(), presetName: session.presetName))
+            }
+            try rig.finish()
+        } else {
+            try rig.finish()
         }
-        midi.stop()
-        try rig.finish()
+    }
+
+    /// The settings a session starts with: from `--preset NAME` (if given)
+    /// with the command line's options over it, else from the options alone;
+    /// and the preset folder, for saving and for the line printed at the end.
+    struct LiveStart {
+        let settings: LiveSettings
+        /// The preset loaded, if any (its `[midi]` lines are the MIDI mapping's).
+        let preset: LivePreset?
+        let presetName: String?
+        let presets: PresetStore?
+        /// Why there is no preset folder (no HOME), to show when `w` is pressed.
+        let presetProblem: String?
+        let deviceArguments: [String]
+        /// The MIDI control mapping: the preset's `[midi]`, else the defaults.
+        let midiMap: MIDIControlMap
+
+        /// - Throws: `CommandLineError.usage` for a bad option, or a preset
+        ///   that is missing, unreadable or not valid (one line naming the file and line).
+        init(arguments args: ArgumentScanner) throws {
+            var presets: PresetStore?
+            var problem: String?
+            do {
+                presets = try PresetStore()
+            } catch {
+                problem = error.description
+            }
+            presetName = args.string("preset")
+            if let name = presetName {
+                do {
+                    guard let presets else { throw PresetError(path: "--preset \(name)", message: problem ?? "") }
+                    let preset = try presets.load(name)
+                    self.preset = preset
+                    settings = try LiveSettings(arguments: args, over: preset.settings)
+                    do {
+                        midiMap = try MIDIControlMap(preset: preset.midi)
+                    } catch {
+                        throw presets.error(in: name, error)
+                    }
+                } catch let error as PresetError {
+                    throw CommandLineError.usage(error.description)
+                }
+            } else {
+                preset = nil
+                settings = try LiveSettings(arguments: args)
+                midiMap = .defaults
+            }
+            self.presets = presets
+            presetProblem = problem
+            deviceArguments = LiveRestartCommand.deviceArguments(args)
+        }
+
+        /// The command line that starts `settings` again, with the devices or files used.
+        func restartLine(settings: LiveSettings, midi: [PresetEntry]?, presetName: String? = nil) -> String {
+            LiveRestartCommand.line(settings: settings, midi: midi, presetName: presetName ?? self.presetName, presets: presets,
+                                    deviceArguments: deviceArguments)
+        }
     }
 }

@@ -55,6 +55,7 @@ final class LiveScreenTests: XCTestCase {
         var status = try status(selected: 1)
         status.notice = "a device appeared: USB Audio CODEC"
         status.recording = "● REC 00:12  take-001.wav"
+        status.latency = "48000 Hz · period 64 · round trip 128 frames = 2.7 ms · drift +250 ppm · now 128 fr"
         for (columns, rows) in [(80, 24), (120, 40), (100, 30)] {
             let screen = lines(LiveScreen.draw(status, columns: columns, rows: rows))
             let text = screen.joined(separator: "\n")
@@ -64,6 +65,7 @@ final class LiveScreenTests: XCTestCase {
                 XCTAssertTrue(text.contains("\(key) \(label)"), "\(key) \(label) at \(columns)×\(rows):\n\(text)")
             }
             XCTAssertTrue(text.contains("MIC  ON") && text.contains("REC 00:12"), text)
+            XCTAssertTrue(text.contains("drift +250 ppm") && text.contains("xruns 0"), "two clocks' drift and the xruns at \(columns)×\(rows):\n\(text)")
         }
     }
 

@@ -1,0 +1,94 @@
+import Engine
+import FileIO
+import Foundation
+import Rig
+import Session
+import TerminalUI
+import XCTest
+
+/// `w` in the live screen: a name typed on the bottom line saves every strip,
+/// the bus and the MIDI mapping as a preset; Esc saves nothing. The session
+/// runs on an offline file driver that is never started.
+final class LiveSessionPresetTests: XCTestCase {
+    private var work: URL!
+    private var presets: PresetStore!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-session-presets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        presets = try PresetStore(environment: ["XDG_CONFIG_HOME": work.path + "/config"])
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    private func session(_ arguments: [String]) throws -> LiveSession {
+        let input = work.appendingPathComponent("in.wav").path
+        let writer = try SoundFileWriter(path: input, sampleRate: 48000, channelCount: 2, sampleFormat: .f32)
+        try writer.write(interleaved: [Float](repeating: 0, count: 2 * 480))
+        try writer.close()
+        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: work.appendingPathComponent("out.wav").path))
+        let chain = try LiveChain(inputChannelCount: 2, settings: try LiveSettings(commandLine: arguments))
+        let runner = SessionRunner(command: "live", driver: driver, engine: RenderEngine(), policy: SessionPolicy(headless: true),
+                                   watcher: nil, takeSignals: { [] }, suspendProcess: {}, reopen: { driver })
+        let session = LiveSession(chain: chain, runner: runner, useTUI: false)
+        session.presets = presets
+        return session
+    }
+
+    private func type(_ session: LiveSession, _ text: String) {
+        for key in Key.parse(Array(text.utf8)) { XCTAssertTrue(session.handle(key), "no key quits while a name is typed") }
+    }
+
+    func testWAsksForANameAndEnterSavesEverything() throws {
+        let s = try session(["--inputs", "1,2", "--room", "hall"])
+        s.midiPresetEntries = { [PresetEntry("cc64", "mic"), PresetEntry("cc20", "mute 2")] }
+        type(s, "BB2pppx↑".replacingOccurrences(of: "↑", with: "\u{1B}[A"))
+        type(s, "w")
+        XCTAssertNotNil(s.namePrompt)
+        XCTAssertTrue(s.status().bottomLine?.contains("save preset as: ") ?? false)
+        XCTAssertTrue(LiveScreen.draw(s.status(), columns: 80).contains("save preset as"), "the prompt is on the screen")
+        type(s, "gig q\r")  // q is part of the name here, not quit
+        XCTAssertNil(s.namePrompt)
+        XCTAssertEqual(s.presetMessage, "saved gig q")
+        XCTAssertEqual(s.presetName, "gig q")
+        XCTAssertTrue(LiveScreen.draw(s.status(), columns: 80).contains("saved gig q"))
+        let saved = try presets.load("gig q")
+        XCTAssertEqual(saved.settings, s.settings, "every strip and the bus, exactly")
+        XCTAssertEqual(saved.settings.strips.map(\.bassDB), [2, 0])
+        XCTAssertEqual(saved.settings.strips[1].pan, -0.3)
+        XCTAssertTrue(saved.settings.strips[1].mute)
+        XCTAssertEqual(saved.settings.volume, 0.35)
+        XCTAssertEqual(saved.settings.room, .hall)
+        XCTAssertEqual(saved.midi, [PresetEntry("cc64", "mic"), PresetEntry("cc20", "mute 2")])
+        // The next key clears the message; w offers the name saved last.
+        type(s, "w")
+        XCTAssertEqual(s.namePrompt?.text, "gig q")
+        XCTAssertNil(s.presetMessage)
+    }
+
+    func testEscCancelsAndNothingIsWritten() throws {
+        let s = try session([])
+        s.presetName = "gig"
+        type(s, "w")
+        XCTAssertEqual(s.namePrompt?.text, "gig", "the preset loaded is offered")
+        type(s, "2\u{1B}")
+        XCTAssertNil(s.namePrompt)
+        XCTAssertEqual(s.presetMessage, "not saved")
+        XCTAssertEqual(presets.names(), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: presets.folder))
+        XCTAssertFalse(s.handle(.character("q")), "with no prompt, q quits again")
+    }
+
+    func testABadNameOrAFailedSaveIsShownAndTheSessionGoesOn() throws {
+        let s = try session([])
+        type(s, "wa/b\r")
+        XCTAssertEqual(s.presetMessage, "not saved: preset name 'a/b': has a slash: a preset is named, not a path (files live in the config folder)")
+        XCTAssertNil(s.presetName)
+        s.presets = nil
+        s.presetProblem = "presets: no folder for them: set HOME or XDG_CONFIG_HOME"
+        type(s, "wgig\r")
+        XCTAssertEqual(s.presetMessage, "not saved: presets: no folder for them: set HOME or XDG_CONFIG_HOME")
+    }
+}
