@@ -40,6 +40,20 @@ extension LiveSettings {
             strip.channels = channels
             return strip
         }
+        try applyStripAndBusOptions(args)
+    }
+
+    /// The settings from live options alone (what `commandLineArguments()` prints).
+    /// - Throws: `CommandLineError.usage` for any other option or a bad value.
+    public init(commandLine: [String]) throws {
+        try self.init(arguments: ArgumentScanner(commandLine, valued: Self.valuedOptions, flags: Self.flagOptions))
+    }
+
+    /// The options that come after the every-strip ones, on the command line
+    /// alone or over a preset: each `--strip N:…`, then `--volume`,
+    /// `--no-howl-guard` and `--room`.
+    /// - Throws: `CommandLineError.usage` naming the option.
+    mutating func applyStripAndBusOptions(_ args: ArgumentScanner) throws {
         for text in args.strings("strip") {
             try applyStripOverride(text)
         }
@@ -56,12 +70,6 @@ extension LiveSettings {
             }
             room = preset
         }
-    }
-
-    /// The settings from live options alone (what `commandLineArguments()` prints).
-    /// - Throws: `CommandLineError.usage` for any other option or a bad value.
-    public init(commandLine: [String]) throws {
-        try self.init(arguments: ArgumentScanner(commandLine, valued: Self.valuedOptions, flags: Self.flagOptions))
     }
 
     /// `--inputs 1`, `1,2`, `1+2`, `1+2,3`: the strips, each the capture

@@ -40,22 +40,7 @@ extension LiveSettings {
             }
             for index in strips.indices { key.set(value, in: &strips[index]) }
         }
-        for text in args.strings("strip") {
-            try applyStripOverride(text)
-        }
-        if let v = try args.float("volume") {
-            guard VoiceSettings.volumeRange.contains(v) else {
-                throw CommandLineError.usage("--volume \(StripSettings.Key.Value.text(v)) is out of range 0…1")
-            }
-            volume = v
-        }
-        if args.has("no-howl-guard") { howlGuard = false }
-        if let name = args.string("room") {
-            guard let room = RoomPreset(rawValue: name) else {
-                throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
-            }
-            self.room = room
-        }
+        try applyStripAndBusOptions(args)
         do {
             try validate()
         } catch {
