@@ -178,7 +178,7 @@ public final class CompressorNode: AudioNode {
         // Every frame gets the same operations in any pass or lane, so the output does not
         // depend on where the blocks start.
         let work = scratch, capacity = scratchCapacity
-        let in0 = input.channels[0], out0 = output.channels[0]
+        let in0 = input.channels[0]
         let mono = lastInput == 0 && channels == 1
         var done = 0
         while done < frames {
@@ -229,21 +229,7 @@ public final class CompressorNode: AudioNode {
                 }
             }
             // 4. The gain (exactly 1 at 0 dB), applied.
-            for k in 0..<groups {
-                let p = work + 4 * k
-                let db = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
-                let gain = fastExp2(db * 0.166_096_4).replacing(with: 1, where: db .== 0)  // log2(10) / 20
-                UnsafeMutableRawPointer(p).storeBytes(of: gain, as: SIMD4<Float>.self)
-            }
-            if mono {
-                let source = in0 + done, destination = out0 + done
-                for i in 0..<n { destination[i] = source[i] * work[i] }
-            } else {
-                for c in 0..<channels {
-                    let source = input.channels[min(c, lastInput)] + done, destination = output.channels[c] + done
-                    for i in 0..<n { destination[i] = source[i] * work[i] }
-                }
-            }
+            applyDecibelGains(work, count: n, from: input, to: output, channels: channels, offset: done)
             done += n
         }
         meanSquare = ms

@@ -1,3 +1,5 @@
+import Engine
+
 // Base-2 logarithm and exponential for per-sample gain computers (the
 // compressor's level detector and gain, the gate's gain), inlined arithmetic
 // instead of libm calls.
@@ -113,4 +115,27 @@ public func fastExp2(_ x: SIMD4<Float>) -> SIMD4<Float> {
     let exponent = unsafeBitCast(shifted, to: SIMD4<UInt32>.self) &- (0x4b40_0000 &- 127)
     let scale = unsafeBitCast(exponent &<< 23, to: SIMD4<Float>.self)
     return (1 + f * q) * scale
+}
+
+/// The last pass of a gain computer (the compressor's, the gate's): turns the
+/// `count` gains at `gains`, in dB, into factors (exactly 1 at 0 dB), four at
+/// a time (the buffer holds `count` rounded up to four), then writes
+/// `output = input × gain` for frames `offset..<offset + count` of each of
+/// `channels` output channels, reading input channel `min(c, last)`.
+/// - Thread: audio
+/// - Realtime: safe. Arithmetic on the caller's buffers.
+@inline(__always)
+func applyDecibelGains(_ gains: UnsafeMutablePointer<Float>, count: Int, from input: AudioBlock, to output: AudioBlock,
+                       channels: Int, offset: Int) {
+    for k in 0..<(count + 3) / 4 {
+        let p = gains + 4 * k
+        let decibels = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+        let gain = fastExp2(decibels * 0.166_096_4).replacing(with: 1, where: decibels .== 0)  // log2(10) / 20
+        UnsafeMutableRawPointer(p).storeBytes(of: gain, as: SIMD4<Float>.self)
+    }
+    let lastInput = input.channelCount - 1
+    for c in 0..<channels {
+        let source = input.channels[min(c, lastInput)] + offset, destination = output.channels[c] + offset
+        for i in 0..<count { destination[i] = source[i] * gains[i] }
+    }
 }

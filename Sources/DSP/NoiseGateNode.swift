@@ -181,7 +181,7 @@ public final class NoiseGateNode: AudioNode {
         // gains (`fastExp2`) four frames per operation and applied. The same operations
         // for every frame wherever a block starts: block-size invariant.
         let work = scratch, capacity = scratchCapacity
-        let in0 = input.channels[0], out0 = output.channels[0]
+        let in0 = input.channels[0]
         let mono = lastInput == 0 && channels == 1
         var done = 0
         while done < frames {
@@ -232,21 +232,7 @@ public final class NoiseGateNode: AudioNode {
                 continue
             }
             // The gains, exactly 1 at 0 dB; the last group of four is padded from the scratch's spare lanes.
-            for k in 0..<(n + 3) / 4 {
-                let p = work + 4 * k
-                let decibels = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
-                let gain = fastExp2(decibels * 0.166_096_4).replacing(with: 1, where: decibels .== 0)  // log2(10) / 20
-                UnsafeMutableRawPointer(p).storeBytes(of: gain, as: SIMD4<Float>.self)
-            }
-            if mono {
-                let source = in0 + done, destination = out0 + done
-                for i in 0..<n { destination[i] = source[i] * work[i] }
-            } else {
-                for c in 0..<channels {
-                    let source = input.channels[min(c, lastInput)] + done, destination = output.channels[c] + done
-                    for i in 0..<n { destination[i] = source[i] * work[i] }
-                }
-            }
+            applyDecibelGains(work, count: n, from: input, to: output, channels: channels, offset: done)
             done += n
         }
         envelope = env
