@@ -85,6 +85,7 @@ final class TwoClockTests: XCTestCase {
         let r = try run(pair, seconds: 60)
         defer { r.driver.close() }
         XCTAssertEqual(r.driver.stopReason, .frameLimitReached)
+        try skipIfTheHostDecides(r, seconds: 60)
         // Xruns: the host's stalls cause some on this shared VM (see
         // `XrunAttribution`); the bounds are `assertXrunsAreTheHosts`'s —
         // at most 5 % of the periods lost, at most 3 xruns off a host stall
@@ -133,11 +134,23 @@ final class TwoClockTests: XCTestCase {
         let r = try run(pair, seconds: 12, correct: false)
         defer { r.driver.close() }
         XCTAssertNil(r.driver.clockCorrection)
+        try skipIfTheHostDecides(r, seconds: 12)
         let trips = r.roundTrips.map(\.frames)
         let worst = trips.map { abs($0 - 128) }.max() ?? 0
         print("uncorrected: xruns \(r.driver.xrunCount), round trips \(trips.map { Int($0.rounded()) })")
         XCTAssertTrue(r.xruns.offStall > 0 || worst > 16,
                       "uncorrected, the drift xruns or moves the latency by more than a quarter period")
+    }
+
+    /// A host whose own CPU stalls cost the loop more than two xruns a second
+    /// (this VM's hypervisor, at its worst, takes the CPU away 50 times a
+    /// second for up to 25 ms) re-primes the path so often that the latency
+    /// and the drift estimate measure the host, not the control loop: such a
+    /// run shows nothing about the loop either way, so it skips with its figures.
+    private func skipIfTheHostDecides(_ r: Run, seconds: Int) throws {
+        let onStalls = r.xruns.xruns - r.xruns.offStall
+        try XCTSkipIf(r.xruns.probeError == 0 && onStalls > 2 * seconds,
+                      "the host stalled the loop into \(onStalls) xruns in \(seconds) s: \(r.xruns)")
     }
 
     /// The render thread with the resampler active allocates nothing; the
