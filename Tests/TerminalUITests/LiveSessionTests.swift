@@ -24,15 +24,7 @@ final class LiveSessionTests: XCTestCase {
     }
 
     private func session(_ arguments: [String]) throws -> LiveSession {
-        let input = work.appendingPathComponent("in.wav").path
-        let writer = try SoundFileWriter(path: input, sampleRate: 48000, channelCount: 2, sampleFormat: .f32)
-        try writer.write(interleaved: [Float](repeating: 0, count: 2 * 480))
-        try writer.close()
-        let driver = try FileRenderDriver(options: FileRenderDriver.Options(inputPath: input, outputPath: work.appendingPathComponent("out.wav").path))
-        let chain = try LiveChain(inputChannelCount: 2, settings: try LiveSettings(commandLine: arguments))
-        let runner = SessionRunner(command: "live", driver: driver, engine: RenderEngine(), policy: SessionPolicy(headless: true),
-                                   watcher: nil, takeSignals: { [] }, suspendProcess: {}, reopen: { driver })
-        return LiveSession(chain: chain, runner: runner, useTUI: false)
+        try makeOfflineLiveSession(arguments, in: work)
     }
 
     private func press(_ session: LiveSession, _ keys: String) {
