@@ -7,13 +7,6 @@ import Sequencing
 import Synchronization
 import XCTest
 
-/// Allocates a class instance the optimizer cannot remove, to prove the counter is on.
-private final class MIDIAllocationProbe: @unchecked Sendable {
-    let countSeen = Atomic<Int>(0)
-    private var kept: AnyObject?
-    func allocateOnce() { kept = NSObject() }
-}
-
 /// MIDI control of `busker live` keeps the render thread free of allocation:
 /// a writer streams footswitch presses and fader moves into a FIFO, the
 /// `midi-in` thread parses them, the control thread (this test, as
@@ -36,7 +29,7 @@ final class LiveMIDIControlAllocationTests: XCTestCase {
         options.stopAfterFrames = 48000 * 3600  // a cap: the test stops it
         // Negative control built in: the render thread allocates as it starts,
         // after counting begins, so a counter that never switched on for it shows.
-        let probe = MIDIAllocationProbe()
+        let probe = AllocationProbe()
         options.calls = PCMCalls.live.withRenderThreadStart {
             busker_allocation_counting_begin()
             probe.allocateOnce()

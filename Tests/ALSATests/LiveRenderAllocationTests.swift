@@ -7,13 +7,6 @@ import Sequencing
 import Synchronization
 import XCTest
 
-/// Allocates a class instance the optimizer cannot remove, to prove the counter is on.
-private final class AllocationProbe: @unchecked Sendable {
-    let countSeen = Atomic<Int>(0)
-    private var kept: AnyObject?
-    func allocateOnce() { kept = NSObject() }
-}
-
 /// The live driver's render thread, running the whole live chain (two strips,
 /// every stage on) on real
 /// ALSA PCMs (`null`: zeros in, everything taken out, as fast as it goes),
