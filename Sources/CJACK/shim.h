@@ -1,0 +1,4 @@
+#pragma once
+#include <jack/jack.h>
+#include <jack/midiport.h>
+#include <jack/thread.h>
