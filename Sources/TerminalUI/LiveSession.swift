@@ -250,6 +250,7 @@ public final class LiveSession {
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
         status.midi = midiLine
+        status.clockCorrection = driver.clockCorrection
         status.learning = midi?.learn.isActive ?? false
         return status
     }

@@ -1,6 +1,7 @@
 import FeedbackGuard
 import Foundation
 import Rig
+import Session
 
 /// Everything the live screen and the headless status line show, gathered
 /// once per refresh on the control thread.
@@ -35,6 +36,8 @@ public struct LiveStatus {
     public var learning = false
     /// The preset name prompt, or what the last save said; nil: the safety tip shows.
     public var bottomLine: String? = nil
+    /// Two clocks bridged: the drift and the latency held; nil with one clock.
+    public var clockCorrection: ClockCorrection? = nil
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
                 outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
@@ -67,6 +70,7 @@ public struct LiveStatus {
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (clockCorrection.map { " · \($0.compactDescription)" } ?? "")
             + (howl.summary.isEmpty ? "" : " · \(howl.summary)")
             + (recording.map { " · \($0)" } ?? "")
     }

@@ -1,6 +1,7 @@
 import FeedbackGuard
 import Foundation
 import Rig
+import Session
 import TerminalUI
 import XCTest
 
@@ -81,5 +82,13 @@ final class LiveScreenTests: XCTestCase {
     func testTheStatusLineNamesEachStripsInput() throws {
         let line = try status(selected: 0).statusLine
         XCTAssertTrue(line.contains("in 1 -12.0 dBFS · in 2+3 -inf dBFS"), line)
+    }
+
+    /// `--no-tui` on two clocks says what the screen says: the drift and the latency held.
+    func testTheStatusLineShowsTheDriftOnTwoClocks() throws {
+        var two = try status(selected: 0)
+        XCTAssertFalse(two.statusLine.contains("ppm"), "one clock: no drift shown")
+        two.clockCorrection = ClockCorrection(setPointFrames: 128, latencyFrames: 129.4, driftPPM: -251.6, sampleRate: 48000)
+        XCTAssertTrue(two.statusLine.contains("xruns 0 · drift −252 ppm · now 129 fr"), two.statusLine)
     }
 }
