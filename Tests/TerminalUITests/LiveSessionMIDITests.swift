@@ -82,4 +82,45 @@ final class LiveSessionMIDITests: XCTestCase {
         XCTAssertEqual(s.status().midi, "MIDI: learn cancelled")
         XCTAssertFalse(s.handle(.escape))
     }
+
+    /// A mapping learnt with `l` is saved by `w` (wired as `busker live` wires it) and,
+    /// loaded by the next start's `--preset`, drives the same control from the same knob.
+    func testALearnedMappingSurvivesARestartThroughAPreset() throws {
+        let presets = try PresetStore(environment: ["XDG_CONFIG_HOME": work.path + "/config"])
+        let fifo = work.appendingPathComponent("midi.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+
+        // First run: learn CC 21 as strip 2's reverb send, then save as "learned".
+        let first = try session(["--inputs", "1,2"])
+        first.presets = presets
+        let midi = try LiveMIDIControl(midi: "none", midiIn: fifo)
+        first.midi = midi
+        first.midiPresetEntries = { midi.map.presetEntries }
+        midi.start()
+        let writer = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        for key in ["2", "l", "r"] { XCTAssertTrue(first.handle(.character(Character(key)))) }
+        writer.write(Data([0xB0, 21, 0]))
+        poll(first) { midi.map.bindings[.cc(21)] != nil }
+        for key in Key.parse(Array("wlearned\r".utf8)) { XCTAssertTrue(first.handle(key)) }
+        XCTAssertEqual(first.presetMessage, "saved learned")
+        try writer.close()
+        midi.stop()
+
+        // Second run: the preset's settings and mapping, as `--preset learned` loads them.
+        let preset = try presets.load("learned")
+        let second = try session(preset.settings.commandLineArguments())
+        XCTAssertEqual(second.settings.strips.count, 2, "the preset's two strips")
+        let map = try MIDIControlMap(preset: preset.midi)
+        XCTAssertEqual(map.bindings[.cc(21)], .reverb(strip: 2), "the learned binding is in the preset")
+        let again = try LiveMIDIControl(midi: "none", midiIn: fifo, map: map)
+        second.midi = again
+        again.start()
+        defer { again.stop() }
+        let writerAgain = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        defer { try? writerAgain.close() }
+        // Soft takeover: the knob first meets the send's value (0 %), then turns it.
+        writerAgain.write(Data([0xB0, 21, 0, 0xB0, 21, 127]))
+        poll(second) { second.settings.strips[1].reverbSendPercent == 100 }
+        XCTAssertEqual(second.settings.strips[0].reverbSendPercent, 0, "only strip 2's send moved")
+    }
 }
