@@ -290,6 +290,72 @@ public struct Biquad: Sendable {
         state1.z1 = z1R; state1.z2 = z2R
     }
 
+    /// Filters `count` samples through this kernel and then `next`, in one pass:
+    /// exactly what `process(_:_:count:state:)` with this kernel into `output`,
+    /// then with `next` in place, gives (the intermediate is rounded to Float,
+    /// as a block between two nodes is), with the two recursions interleaved so
+    /// that the second's runs beside the first's instead of after it.
+    /// `input` and `output` may be the same pointer but must not otherwise overlap.
+    ///
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on caller-owned memory only; checked by the
+    ///   compiler with `@_noLocks`.
+    @_noLocks
+    @inlinable
+    public func process(_ input: UnsafePointer<Float>, then next: Biquad, into output: UnsafeMutablePointer<Float>,
+                        count: Int, state: inout BiquadState, nextState: inout BiquadState) {
+        guard count >= 2 else {
+            process(input, output, count: count, state: &state)
+            next.process(output, count: count, state: &nextState)
+            return
+        }
+        let b0 = coefficients.b0, b1 = coefficients.b1, b2 = coefficients.b2
+        let a1 = coefficients.a1, a2 = coefficients.a2
+        let c0 = next.coefficients.b0, c1 = next.coefficients.b1, c2 = next.coefficients.b2
+        let d1 = next.coefficients.a1, d2 = next.coefficients.a2
+        var z1 = state.z1, z2 = state.z2
+        var w1 = nextState.z1, w2 = nextState.z2
+        // The first two samples of each straight from its registers (TDF2).
+        let x0 = Double(input[0])
+        let y0 = b0 * x0 + z1
+        z1 = b1 * x0 - a1 * y0 + z2
+        let x1 = Double(input[1])
+        let y1 = b0 * x1 + z1
+        let u0 = Double(Float(y0))
+        let v0 = c0 * u0 + w1
+        w1 = c1 * u0 - d1 * v0 + w2
+        let u1 = Double(Float(y1))
+        let v1 = c0 * u1 + w1
+        output[0] = Float(v0)
+        output[1] = Float(v1)
+        var xm2 = x0, xm1 = x1, ym2 = y0, ym1 = y1
+        var um2 = u0, um1 = u1, vm2 = v0, vm1 = v1
+        var i = 2
+        while i < count {
+            let x = Double(input[i])
+            let feedForward = (b0 * x + b1 * xm1) + b2 * xm2
+            let y = (feedForward - a2 * ym2) - a1 * ym1
+            let u = Double(Float(y))
+            let nextFeedForward = (c0 * u + c1 * um1) + c2 * um2
+            let v = (nextFeedForward - d2 * vm2) - d1 * vm1
+            output[i] = Float(v)
+            xm2 = xm1; xm1 = x; ym2 = ym1; ym1 = y
+            um2 = um1; um1 = u; vm2 = vm1; vm1 = v
+            i += 1
+        }
+        // Rebuild the registers from the last two samples, as TDF2 would have them.
+        z2 = b2 * xm1 - a2 * ym1
+        z1 = b1 * xm1 - a1 * ym1 + (b2 * xm2 - a2 * ym2)
+        w2 = c2 * um1 - d2 * vm1
+        w1 = c1 * um1 - d1 * vm1 + (c2 * um2 - d2 * vm2)
+        if abs(z1) < 1e-30 { z1 = 0 }
+        if abs(z2) < 1e-30 { z2 = 0 }
+        if abs(w1) < 1e-30 { w1 = 0 }
+        if abs(w2) < 1e-30 { w2 = 0 }
+        state.z1 = z1; state.z2 = z2
+        nextState.z1 = w1; nextState.z2 = w2
+    }
+
     /// Filters `count` samples of `samples` in place, advancing `state`.
     /// - Thread: audio, control
     /// - Realtime: safe (see `process(_:_:count:state:)`)

@@ -125,9 +125,18 @@ public final class BiquadNode: AudioNode {
     ///   checked by the compiler with `@_noLocks`.
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        let frames = output.frameCount
         guard let input = inputs.connectedBus0 else { output.clear(); return }  // unconnected: silence
         readTargets()
+        filter(input, into: output)
+    }
+
+    /// Filters `input` into `output` (which may be the same block) with the targets
+    /// last read, moving the coefficients along the 16-sample grid while they ramp.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on preallocated state; checked by the compiler with `@_noLocks`.
+    @_noLocks
+    func filter(_ input: AudioBlock, into output: AudioBlock) {
+        let frames = output.frameCount
         let channels = min(output.channelCount, stateCount)
         let lastInput = input.channelCount - 1
         let interval = 16  // BiquadNode.updateInterval; a literal keeps type metadata out of the checked code
@@ -173,11 +182,33 @@ public final class BiquadNode: AudioNode {
         }
     }
 
+    /// The one channel's kernel and state when this block's coefficients hold
+    /// still (no ramp under way, targets read), for `BiquadSeriesNode`'s fused
+    /// pass; nil while a parameter moves or with more than one channel. The
+    /// caller filters `frames` frames and then calls `skipSettled(frames)`.
+    /// - Thread: audio
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func settledMono(outputChannels: Int) -> (Biquad, UnsafeMutablePointer<BiquadState>)? {
+        // Plain locals: `&&` takes an autoclosure, which would retain self.
+        let one = stateCount == 1, oneOut = outputChannels == 1
+        if moving || !one || !oneOut { return nil }
+        return (biquad, states)
+    }
+
+    /// Moves the grid on by `frames` filtered with the settled coefficients.
+    /// - Thread: audio
+    /// - Realtime: safe
+    @_noLocks @inline(__always)
+    func skipSettled(_ frames: Int) {
+        phase = (phase + frames) % 16  // BiquadNode.updateInterval
+    }
+
     /// Starts ramps towards any parameter that changed since the last block.
     /// - Thread: audio
     /// - Realtime: safe (arithmetic and libm)
     @_noLocks @inline(__always)
-    private func readTargets() {
+    func readTargets() {
         let (f, g, qv) = readParameters()
         if f != targetFrequency {
             targetFrequency = f

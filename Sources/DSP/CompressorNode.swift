@@ -172,60 +172,79 @@ public final class CompressorNode: AudioNode {
         let rmsB = 1 - rmsA, attackB = 1 - attackA, releaseB = 1 - releaseA
         let channels = output.channelCount
         var ms = meanSquare, gr = reduction, mk = makeup
-        // In passes over the block, so that only the two recursions (the mean square and
-        // the smoothed reduction) run a sample at a time, and the logarithm, the curve and
-        // the exponential, which dominate the arithmetic, run four frames per instruction.
-        // Every frame gets the same operations in any pass or lane, so the output does not
-        // depend on where the blocks start.
+        // Four frames at a time: the two recursions (the mean square and the smoothed
+        // reduction) a sample at a time, and the logarithm, the curve and the exponential,
+        // which dominate the arithmetic, four frames per instruction. Software-pipelined:
+        // while one group's reduction is smoothed, the next group's mean square, level and
+        // curve are computed, so the processor runs the two recursions side by side instead
+        // of one after the other. Every frame gets the same operations in any group or
+        // lane, so the output does not depend on where the blocks start.
         let work = scratch, capacity = scratchCapacity
-        let in0 = input.channels[0]
         let mono = lastInput == 0 && channels == 1
+        let detector = CompressorDetector(a: rmsA, b: rmsB)
         var done = 0
         while done < frames {
             let n = min(frames - done, capacity)
-            // 1. The detector: the loudest channel's square, smoothed (10 ms).
-            for i in 0..<n {
-                var square: Float = 0
-                if mono {
-                    let x = in0[done + i]; square = x * x
-                } else {
-                    for c in 0...lastInput { let x = input.channels[c][done + i]; square = max(square, x * x) }
+            let whole = n / 4 * 4
+            if whole > 0 {
+                // Steps 1 and 2 for the first group; then each round smooths one group
+                // (step 3) with the changes the round before computed, and computes the next's.
+                var change = compressorChange(detector.detect(input, frame: done, mono: mono, lastInput: lastInput, &ms),
+                                              threshold: t, ratio: r, knee: w)
+                var start = 0
+                while start < whole {
+                    let next = start + 4
+                    var nextChange = change
+                    if next < whole {
+                        nextChange = compressorChange(detector.detect(input, frame: done + next, mono: mono, lastInput: lastInput, &ms),
+                                                      threshold: t, ratio: r, knee: w)
+                    }
+                    let p = work + start
+                    if on {
+                        // 3. Smoothing: attack while the reduction deepens, release while it eases.
+                        for j in 0..<4 {
+                            // Both candidates first, then the choice: the compare runs beside the
+                            // arithmetic instead of ahead of it.
+                            let target = change[j]
+                            let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
+                            gr = target < gr ? attack : release
+                            p[j] = gr + mk.next()
+                        }
+                    } else {
+                        // Off: no change asked; the reduction eases at the attack's pace, so the
+                        // copy takes over within ~0.1 s.
+                        for j in 0..<4 {
+                            gr = attackA * gr  // towards 0
+                            if gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
+                            p[j] = gr + mk.next()
+                        }
+                    }
+                    change = nextChange
+                    start = next
                 }
-                // In the form a·ms + (1 − a)·x², whose loop-carried chain is a multiply and an add.
-                ms = rmsA * ms + rmsB * square
-                work[i] = ms
             }
-            // 2. The gain computer: the level in dB (10·log10 of the mean square, −200 for
-            //    silence) through the static curve, as the change it asks for. Off: none.
-            //    The last group of four is padded from the scratch's spare lanes.
-            let groups = (n + 3) / 4
-            for k in 0..<groups {
-                let p = work + 4 * k
-                if on {
-                    let power = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
-                    let level = compressorLevels(power)
-                    let change = compressorCurve(level, threshold: t, ratio: r, knee: w) - level
-                    UnsafeMutableRawPointer(p).storeBytes(of: change, as: SIMD4<Float>.self)
-                } else {
-                    for j in 0..<4 { p[j] = 0 }
+            // The last frames (fewer than four): the same steps, through the scratch.
+            let rest = n - whole
+            if rest > 0 {
+                let p = work + whole
+                for i in 0..<rest {
+                    var square: Float = 0
+                    for c in 0...lastInput { let x = input.channels[c][done + whole + i]; square = max(square, x * x) }
+                    ms = rmsA * ms + rmsB * square
+                    p[i] = ms
                 }
-            }
-            // 3. Smoothing: attack while the reduction deepens, release while it eases;
-            //    switched off, it eases at the attack's pace, so the copy takes over within ~0.1 s.
-            if on {
-                for i in 0..<n {
-                    // Both candidates first, then the choice: the compare runs beside the
-                    // arithmetic instead of ahead of it.
-                    let target = work[i]
-                    let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
-                    gr = target < gr ? attack : release
-                    work[i] = gr + mk.next()
-                }
-            } else {
-                for i in 0..<n {
-                    gr = attackA * gr  // towards 0
-                    if gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
-                    work[i] = gr + mk.next()
+                // Four lanes: the spare ones are scratch.
+                let change = compressorChange(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self), threshold: t, ratio: r, knee: w)
+                for j in 0..<rest {
+                    if on {
+                        let target = change[j]
+                        let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
+                        gr = target < gr ? attack : release
+                    } else {
+                        gr = attackA * gr
+                        if gr > -1e-3 { gr = 0 }
+                    }
+                    p[j] = gr + mk.next()
                 }
             }
             // 4. The gain (exactly 1 at 0 dB), applied.
@@ -248,6 +267,47 @@ public final class CompressorNode: AudioNode {
 }
 
 // MARK: Audio thread: kernels
+
+/// The compressor's detector: a and 1 − a of its one-pole smoothing of the square.
+struct CompressorDetector {
+    var a: Float
+    var b: Float
+
+    /// Step 1 of `CompressorNode.render` for the four frames from `frame`: the loudest
+    /// channel's square into the mean square (10 ms), in the form a·ms + (1 − a)·x², whose
+    /// loop-carried chain is a multiply and an add. Returns the four mean squares.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic)
+    @inline(__always)
+    func detect(_ input: AudioBlock, frame: Int, mono: Bool, lastInput: Int, _ ms: inout Float) -> SIMD4<Float> {
+        var square = SIMD4<Float>()
+        if mono {
+            let x = UnsafeRawPointer(input.channels[0] + frame).loadUnaligned(as: SIMD4<Float>.self)
+            square = x * x
+        } else {
+            for c in 0...lastInput {
+                let x = UnsafeRawPointer(input.channels[c] + frame).loadUnaligned(as: SIMD4<Float>.self)
+                square = pointwiseMax(square, x * x)
+            }
+        }
+        let s = b * square
+        let m0 = a * ms + s[0]
+        let m1 = a * m0 + s[1]
+        let m2 = a * m1 + s[2]
+        ms = a * m2 + s[3]
+        return SIMD4(m0, m1, m2, ms)
+    }
+}
+
+/// Step 2 of `CompressorNode.render` on four mean squares: the level in dB (10·log10 of
+/// the mean square, −200 for silence) through the static curve, as the change it asks for.
+/// - Thread: audio
+/// - Realtime: safe (arithmetic)
+@inline(__always)
+func compressorChange(_ power: SIMD4<Float>, threshold t: Float, ratio r: Float, knee w: Float) -> SIMD4<Float> {
+    let level = compressorLevels(power)
+    return compressorCurve(level, threshold: t, ratio: r, knee: w) - level
+}
 
 /// The soft-knee static curve of Giannoulis, Massberg and Reiss (2012), eq. 4:
 /// the output level for a steady input level `x` (dB), threshold `t`, ratio `r`,
