@@ -15,10 +15,10 @@ extension StandardMIDIFile {
     /// Reads a Standard MIDI File (or `.kar` file) from `path`.
     /// - Throws: ``MIDIFileError`` whose description names the path and the byte offset.
     /// - Realtime: unsafe (file I/O, allocates).
-    public init(contentsOfFile path: String) throws(MIDIFileError) {
+    public init(contentsOfFile path: String, mode: ReadingMode = .forgiving) throws(MIDIFileError) {
         let bytes = try Self.readFile(path)
         do {
-            self = try StandardMIDIFile(bytes: bytes)
+            self = try StandardMIDIFile(bytes: bytes, mode: mode)
         } catch {
             var named = error
             named.path = path

@@ -3,8 +3,12 @@
 /// (which are format 1 SMFs with lyrics in text events; see ``lyrics()``).
 ///
 /// Reading never trusts the file: every length is checked against what is left
-/// before anything is allocated or read, and a corrupt, truncated or non-MIDI
-/// file throws a ``MIDIFileError`` naming the byte offset of the problem.
+/// before anything is allocated or read. Read forgivingly (the default), a
+/// damaged file gives every event that can be recovered and a list of
+/// ``repairs`` saying what was skipped and where; only data that is not a MIDI
+/// file at all (no "MThd", a header that cannot be read) throws. Read strictly,
+/// any departure from the specification throws a ``MIDIFileError`` naming the
+/// byte offset of the problem.
 ///
 /// - Realtime: unsafe (allocates). Read files on the loader or control thread
 ///   and hand the resulting events to the audio thread.
@@ -19,20 +23,42 @@ public struct StandardMIDIFile: Equatable, Hashable, Sendable {
         case independentTracks = 2
     }
 
+    /// How much damage reading accepts.
+    public enum ReadingMode: Equatable, Sendable {
+        /// Any departure from the specification throws (for tests and tools
+        /// that check files Busker writes).
+        case strict
+        /// Damage found in files in the wild is worked around and recorded in
+        /// ``StandardMIDIFile/repairs``; only non-MIDI data throws.
+        case forgiving
+    }
+
     public var format: Format
     public var division: MIDITimeDivision
     public var tracks: [MIDIFileTrack]
+    /// The damage forgiving reading worked around, in the order first met; empty for a sound file.
+    public var repairs: [MIDIFileRepair]
 
-    public init(format: Format, division: MIDITimeDivision, tracks: [MIDIFileTrack]) {
+    public init(format: Format, division: MIDITimeDivision, tracks: [MIDIFileTrack], repairs: [MIDIFileRepair] = []) {
         self.format = format
         self.division = division
         self.tracks = tracks
+        self.repairs = repairs
     }
 
     /// Reads a file from its bytes.
-    /// - Throws: ``MIDIFileError`` with the byte offset of the first problem.
-    public init(bytes: [UInt8]) throws(MIDIFileError) {
-        self = try StandardMIDIFileParser(bytes: bytes).parse()
+    /// - Throws: ``MIDIFileError`` with the byte offset of the first problem:
+    ///   forgiving, only when the data is not a MIDI file (no "MThd", empty, a
+    ///   header that cannot be read); strict, at any damage.
+    public init(bytes: [UInt8], mode: ReadingMode = .forgiving) throws(MIDIFileError) {
+        var parser = StandardMIDIFileParser(bytes: bytes, mode: mode)
+        self = try parser.parse()
+    }
+
+    /// The repairs in one line for the user, or nil when there were none, for example
+    /// `recovered from damage: 3 stray status bytes skipped in track 2 (first at byte 1234); track 2 ends 1 byte short`.
+    public var repairSummary: String? {
+        repairs.isEmpty ? nil : "recovered from damage: " + repairs.map(\.description).joined(separator: "; ")
     }
 
     // MARK: Timing

@@ -1,14 +1,53 @@
 /// Reads the chunks and events of a Standard MIDI File from bytes, checking
 /// every length against what is left before using it.
+///
+/// Strict reading throws at the first departure from the specification.
+/// Forgiving reading works around each kind of damage found in files in the
+/// wild, keeps every event it can and records a ``MIDIFileRepair`` for what it
+/// did; it throws only when the data is not a MIDI file at all (no "MThd", or a
+/// header it cannot read). Both follow one path: at each departure the strict
+/// reader throws the error the forgiving one records as a repair.
 struct StandardMIDIFileParser {
     let bytes: [UInt8]
+    let isStrict: Bool
+    private var repairs: [MIDIFileRepair] = []
+    /// Where each (kind, track) is in `repairs`, so repeats are counted in one entry.
+    private var repairIndex: [RepairKey: Int] = [:]
 
-    init(bytes: [UInt8]) {
+    private struct RepairKey: Hashable {
+        var kind: MIDIFileRepair.Kind
+        var track: Int?
+    }
+
+    /// How many bytes past a stray status byte the readings of what follows
+    /// (a delta time, or the event itself) are tried before choosing.
+    private static let lookaheadBytes = 48
+
+    init(bytes: [UInt8], mode: StandardMIDIFile.ReadingMode) {
         self.bytes = bytes
+        self.isStrict = mode == .strict
     }
 
     private func fail(_ reason: MIDIFileError.Reason, at offset: Int) -> MIDIFileError {
         MIDIFileError(reason, offset: offset)
+    }
+
+    /// Records damage worked around, or, when strict, throws `strictError` at `errorOffset`.
+    /// A nil `strictError` is something the strict reader tolerates silently.
+    private mutating func repair(_ kind: MIDIFileRepair.Kind, track: Int?, at offset: Int, count: Int = 1, bytes byteCount: Int,
+                                 strictError: MIDIFileError.Reason?, errorOffset: Int? = nil) throws(MIDIFileError) {
+        if isStrict {
+            if let strictError { throw fail(strictError, at: errorOffset ?? offset) }
+            return
+        }
+        let key = RepairKey(kind: kind, track: track)
+        if let index = repairIndex[key] {
+            repairs[index].count += count
+            repairs[index].byteCount += byteCount
+        } else {
+            repairIndex[key] = repairs.count
+            repairs.append(MIDIFileRepair(kind: kind, track: track, offset: offset, count: count, byteCount: byteCount))
+        }
     }
 
     private func uint16(at offset: Int) -> UInt16 {
@@ -23,7 +62,25 @@ struct StandardMIDIFileParser {
         String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
     }
 
-    func parse() throws(MIDIFileError) -> StandardMIDIFile {
+    /// Chunk types are four ASCII letters; anything else means a length earlier
+    /// on lied and this is the middle of data.
+    private func isChunkType(at offset: Int) -> Bool {
+        bytes[offset..<offset + 4].allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
+    /// The offset of the next "MTrk" after `offset`, if any.
+    private func nextTrackChunk(after offset: Int) -> Int? {
+        var candidate = offset + 1
+        while candidate + 8 <= bytes.count {
+            if bytes[candidate] == 0x4D, bytes[candidate + 1] == 0x54, bytes[candidate + 2] == 0x72, bytes[candidate + 3] == 0x6B {
+                return candidate
+            }
+            candidate += 1
+        }
+        return nil
+    }
+
+    mutating func parse() throws(MIDIFileError) -> StandardMIDIFile {
         let mthd: [UInt8] = [0x4D, 0x54, 0x68, 0x64]  // "MThd"
         guard bytes.count >= 4 else {
             // A prefix of "MThd" is a truncated MIDI file; anything else is not one.
@@ -32,6 +89,7 @@ struct StandardMIDIFileParser {
             }
             throw fail(.notAStandardMIDIFile, at: 0)
         }
+        // Without a readable header there is nothing to go on: refused in both modes.
         guard bytes[0..<4].elementsEqual(mthd) else { throw fail(.notAStandardMIDIFile, at: 0) }
         guard bytes.count >= 14 else { throw fail(.truncated("the MThd header"), at: bytes.count) }
         let headerLength = uint32(at: 4)
@@ -40,11 +98,10 @@ struct StandardMIDIFileParser {
             throw fail(.chunkLengthPastEnd(chunkType: "MThd", length: headerLength, available: bytes.count - 8), at: 4)
         }
         let formatField = uint16(at: 8)
-        guard let format = StandardMIDIFile.Format(rawValue: formatField) else {
-            throw fail(.unsupportedFormat(formatField), at: 8)
-        }
+        let announcedFormat = StandardMIDIFile.Format(rawValue: formatField)
+        if announcedFormat == nil, isStrict { throw fail(.unsupportedFormat(formatField), at: 8) }
         let trackCount = uint16(at: 10)
-        if format == .singleTrack && trackCount != 1 {
+        if announcedFormat == .singleTrack && trackCount != 1 && isStrict {
             throw fail(.invalidTrackCount(format: formatField, count: trackCount), at: 10)
         }
         let divisionField = uint16(at: 12)
@@ -55,113 +112,330 @@ struct StandardMIDIFileParser {
         // The header may grow in future versions: honour its length.
         var position = 8 + Int(headerLength)
         var tracks: [MIDIFileTrack] = []
-        while tracks.count < Int(trackCount) {
-            if position == bytes.count { throw fail(.missingTracks(expected: Int(trackCount), found: tracks.count), at: position) }
-            guard bytes.count - position >= 8 else { throw fail(.truncated("a chunk header"), at: bytes.count) }
-            // Chunk types are four ASCII letters; anything else means a length
-            // earlier on lied and we are reading from the middle of data.
-            guard bytes[position..<position + 4].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-                throw fail(.invalidChunkType, at: position)
+        while true {
+            if isStrict {
+                // Anything after the announced tracks (padding, other chunks) is ignored.
+                if tracks.count >= Int(trackCount) { break }
+                if position == bytes.count { throw fail(.missingTracks(expected: Int(trackCount), found: tracks.count), at: position) }
+            } else if position >= bytes.count {
+                break
             }
-            let type = chunkType(at: position)
+            let remaining = bytes.count - position
+            guard remaining >= 8 else {
+                try repair(.trailingBytes, track: nil, at: position, bytes: remaining,
+                           strictError: .truncated("a chunk header"), errorOffset: bytes.count)
+                break
+            }
+            let type = isChunkType(at: position) ? chunkType(at: position) : nil
             let length = uint32(at: position + 4)
-            let available = bytes.count - position - 8
-            guard UInt64(length) <= UInt64(available) else {
-                throw fail(.chunkLengthPastEnd(chunkType: type, length: length, available: available), at: position + 4)
+            let available = remaining - 8
+            let fits = UInt64(length) <= UInt64(available)
+            if type == nil || (!fits && type != "MTrk") {
+                // Not a chunk here: a length before lied. Go on at the next track chunk, if there is one.
+                let strictError: MIDIFileError.Reason = type == nil
+                    ? .invalidChunkType : .chunkLengthPastEnd(chunkType: type!, length: length, available: available)
+                if let next = nextTrackChunk(after: position) {
+                    try repair(.damagedChunkHeader, track: nil, at: position, bytes: next - position,
+                               strictError: strictError, errorOffset: type == nil ? position : position + 4)
+                    position = next
+                    continue
+                }
+                try repair(.trailingBytes, track: nil, at: position, bytes: remaining,
+                           strictError: strictError, errorOffset: type == nil ? position : position + 4)
+                break
             }
             let start = position + 8
+            if !fits {
+                // The last track is cut short: read what is there.
+                try repair(.truncatedTrack, track: tracks.count, at: bytes.count, bytes: Int(length) - available,
+                           strictError: .chunkLengthPastEnd(chunkType: "MTrk", length: length, available: available), errorOffset: position + 4)
+                tracks.append(try parseTrack(index: tracks.count, from: start, to: bytes.count, isTruncated: true))
+                break
+            }
             let end = start + Int(length)
             if type == "MTrk" {
-                tracks.append(try parseTrack(from: start, to: end))
+                tracks.append(try parseTrack(index: tracks.count, from: start, to: end, isTruncated: false))
             }
             // Unknown chunk types are skipped, as the specification requires.
             position = end
         }
-        // Anything after the announced tracks (padding, other chunks) is ignored.
-        return StandardMIDIFile(format: format, division: division, tracks: tracks)
+
+        var format = announcedFormat ?? .simultaneousTracks
+        if announcedFormat == nil || (format == .singleTrack && tracks.count > 1) {
+            format = .simultaneousTracks
+            try repair(.formatReadAsOne(announced: formatField), track: nil, at: 8, count: tracks.count, bytes: 0, strictError: nil)
+        }
+        if tracks.count != Int(trackCount) {
+            try repair(.trackCount(announced: Int(trackCount)), track: nil, at: 10, count: tracks.count, bytes: 0, strictError: nil)
+        }
+        var file = StandardMIDIFile(format: format, division: division, tracks: tracks)
+        file.repairs = repairs
+        return file
+    }
+
+    // MARK: Tracks
+
+    private enum Quantity {
+        case value(Int)
+        /// The data ends inside the quantity; `at` is where the next byte was needed.
+        case pastEnd(at: Int)
+        /// More than 4 bytes.
+        case tooLong
     }
 
     /// Reads a variable-length quantity at `position`, which must stay below `end`.
-    private func readQuantity(_ position: inout Int, end: Int) throws(MIDIFileError) -> Int {
-        let start = position
+    private func readQuantity(_ position: inout Int, end: Int) -> Quantity {
         var value = 0
         for count in 1...4 {
-            guard position < end else { throw fail(.eventPastEndOfTrack, at: position) }
+            guard position < end else { return .pastEnd(at: position) }
             let byte = bytes[position]
             position += 1
             value = value << 7 | Int(byte & 0x7F)
-            if byte & 0x80 == 0 { return value }
+            if byte & 0x80 == 0 { return .value(value) }
             if count == 4 { break }
         }
-        throw fail(.variableLengthQuantityTooLong, at: start)
+        return .tooLong
     }
 
-    /// Reads `length` bytes at `position` without reading past `end`.
-    private func readData(_ position: inout Int, length: Int, end: Int, lengthOffset: Int) throws(MIDIFileError) -> [UInt8] {
-        guard length <= end - position else { throw fail(.eventPastEndOfTrack, at: lengthOffset) }
-        let data = Array(bytes[position..<position + length])
-        position += length
-        return data
+    /// The number of data bytes a system common status carries on the wire (F1–F3), else 0.
+    private static func systemCommonDataCount(_ status: UInt8) -> Int {
+        switch status {
+        case 0xF1, 0xF3: 1
+        case 0xF2: 2
+        default: 0
+        }
     }
 
-    private func parseTrack(from start: Int, to end: Int) throws(MIDIFileError) -> MIDIFileTrack {
+    private mutating func parseTrack(index: Int, from start: Int, to end: Int, isTruncated: Bool) throws(MIDIFileError) -> MIDIFileTrack {
         var events: [MIDIFileEvent] = []
         var position = start
         var tick = 0
-        // 0 means none: cancelled at the start of every track and by SysEx and meta events.
+        // 0 means none. The strict reader cancels it at the start of every track
+        // and at SysEx and meta events; the forgiving one keeps it across them
+        // (as many writers assumed) and notes when it is used there.
         var runningStatus: UInt8 = 0
-        while position < end {
-            tick += try readQuantity(&position, end: end)
-            guard position < end else { throw fail(.eventPastEndOfTrack, at: position) }
+        var isRunningStatusCancelled = false
+        // False right after a skipped stray byte or dropped message: the next byte is an event at the same tick.
+        var readsDelta = true
+        var lostTheRest = false
+
+        /// Drops the event from `eventStart` that the chunk's end cut off (strictly: an error at `errorOffset`).
+        func cutOff(_ parser: inout StandardMIDIFileParser, from eventStart: Int, errorOffset: Int) throws(MIDIFileError) {
+            try parser.repair(.cutOffEvent, track: index, at: eventStart, bytes: end - eventStart,
+                              strictError: .eventPastEndOfTrack, errorOffset: errorOffset)
+        }
+
+        reading: while position < end {
             let eventStart = position
+            if readsDelta {
+                switch readQuantity(&position, end: end) {
+                case .value(let delta): tick += delta
+                case .pastEnd(let at):
+                    try cutOff(&self, from: eventStart, errorOffset: at)
+                    lostTheRest = true
+                    break reading
+                case .tooLong:
+                    try repair(.unreadableTrackRest, track: index, at: eventStart, bytes: end - eventStart,
+                               strictError: .variableLengthQuantityTooLong)
+                    lostTheRest = true
+                    break reading
+                }
+                guard position < end else {
+                    try cutOff(&self, from: eventStart, errorOffset: position)
+                    lostTheRest = true
+                    break reading
+                }
+            }
+            readsDelta = true
+            let statusOffset = position
             let first = bytes[position]
             switch first {
-            case 0xFF:
+            case 0xFF, 0xF0, 0xF7:
                 position += 1
-                guard position < end else { throw fail(.eventPastEndOfTrack, at: position) }
-                let type = bytes[position]
-                position += 1
+                var type: UInt8 = 0
+                if first == 0xFF {
+                    guard position < end else {
+                        try cutOff(&self, from: eventStart, errorOffset: position)
+                        lostTheRest = true
+                        break reading
+                    }
+                    type = bytes[position]
+                    position += 1
+                }
                 let lengthOffset = position
-                let length = try readQuantity(&position, end: end)
-                let data = try readData(&position, length: length, end: end, lengthOffset: lengthOffset)
-                runningStatus = 0
-                let meta = MIDIMetaEvent(type: type, data: data)
-                events.append(MIDIFileEvent(tick: tick, kind: .meta(meta)))
-                // Bytes after End of Track are not part of the track.
-                if meta == .endOfTrack { return MIDIFileTrack(events: events) }
-            case 0xF0, 0xF7:
-                position += 1
-                let lengthOffset = position
-                let length = try readQuantity(&position, end: end)
-                let data = try readData(&position, length: length, end: end, lengthOffset: lengthOffset)
-                runningStatus = 0
-                events.append(MIDIFileEvent(tick: tick, kind: first == 0xF0 ? .sysEx(data) : .escape(data)))
-            case 0x80...0xEF:
-                runningStatus = first
-                position += 1
-                events.append(MIDIFileEvent(tick: tick, kind: .message(try readChannelData(status: first, &position, end: end))))
-            case 0x00...0x7F:
-                guard runningStatus != 0 else { throw fail(.dataByteWithoutRunningStatus(first), at: eventStart) }
-                events.append(MIDIFileEvent(tick: tick, kind: .message(try readChannelData(status: runningStatus, &position, end: end))))
+                let length: Int
+                switch readQuantity(&position, end: end) {
+                case .value(let value): length = value
+                case .pastEnd(let at):
+                    if first == 0xFF && type == 0x2F {
+                        // Only End of Track's empty length is missing: it still ends the track here.
+                        events.append(MIDIFileEvent(tick: tick, kind: .meta(.endOfTrack)))
+                        if isTruncated && !isStrict { return MIDIFileTrack(events: events) }
+                    }
+                    try cutOff(&self, from: eventStart, errorOffset: at)
+                    if first == 0xFF && type == 0x2F { return MIDIFileTrack(events: events) }
+                    lostTheRest = true
+                    break reading
+                case .tooLong:
+                    try repair(.unreadableTrackRest, track: index, at: eventStart, bytes: end - eventStart,
+                               strictError: .variableLengthQuantityTooLong, errorOffset: lengthOffset)
+                    lostTheRest = true
+                    break reading
+                }
+                guard length <= end - position else {
+                    try cutOff(&self, from: eventStart, errorOffset: lengthOffset)
+                    lostTheRest = true
+                    break reading
+                }
+                let data = Array(bytes[position..<position + length])
+                position += length
+                if isStrict { runningStatus = 0 } else if runningStatus != 0 { isRunningStatusCancelled = true }
+                if first == 0xFF {
+                    let meta = MIDIMetaEvent(type: type, data: data)
+                    events.append(MIDIFileEvent(tick: tick, kind: .meta(meta)))
+                    // Bytes after End of Track are not part of the track.
+                    if meta == .endOfTrack { return MIDIFileTrack(events: events) }
+                } else {
+                    events.append(MIDIFileEvent(tick: tick, kind: first == 0xF0 ? .sysEx(data) : .escape(data)))
+                }
+            case 0x00...0xEF:
+                let status: UInt8
+                if first >= 0x80 {
+                    status = first
+                    runningStatus = first
+                    isRunningStatusCancelled = false
+                    position += 1
+                } else if runningStatus == 0 {
+                    // Data with nothing to apply to: skip it up to the next status byte,
+                    // whose delta time is the data byte right before it, if any.
+                    var skipped = 0
+                    while position < end && bytes[position] < 0x80 {
+                        skipped += 1
+                        position += 1
+                    }
+                    readsDelta = skipped >= 2 && position < end
+                    if readsDelta {
+                        skipped -= 1
+                        position -= 1
+                    }
+                    try repair(.strayDataBytes, track: index, at: statusOffset, count: skipped, bytes: skipped,
+                               strictError: .dataByteWithoutRunningStatus(first))
+                    continue reading
+                } else {
+                    if isRunningStatusCancelled {
+                        try repair(.runningStatusAfterMetaOrSysEx, track: index, at: statusOffset, bytes: 0,
+                                   strictError: .dataByteWithoutRunningStatus(first))
+                        isRunningStatusCancelled = false
+                    }
+                    status = runningStatus
+                }
+                let count = MIDIMessage.dataByteCount(forStatus: status) ?? 0
+                var data: (UInt8, UInt8) = (0, 0)
+                var received = 0
+                while received < count {
+                    guard position < end else {
+                        try cutOff(&self, from: eventStart, errorOffset: position)
+                        lostTheRest = true
+                        break reading
+                    }
+                    let byte = bytes[position]
+                    if byte >= 0xF8 && byte != 0xFF && !isStrict {
+                        // A real-time byte may sit anywhere in a MIDI stream: skip it, the message goes on.
+                        try repair(.strayStatusBytes, track: index, at: position, bytes: 1, strictError: nil)
+                        position += 1
+                        continue
+                    }
+                    guard byte < 0x80 else {
+                        // A status byte cuts the message short: drop it and read an event from this byte.
+                        try repair(.incompleteMessages, track: index, at: statusOffset, bytes: position - statusOffset,
+                                   strictError: .unexpectedStatusByte(byte), errorOffset: position)
+                        readsDelta = false
+                        continue reading
+                    }
+                    if received == 0 { data.0 = byte } else { data.1 = byte }
+                    received += 1
+                    position += 1
+                }
+                // Cannot fail: status is 0x80–0xEF.
+                events.append(MIDIFileEvent(tick: tick, kind: .message(MIDIMessage(status: status, data1: data.0, data2: data.1)!)))
             default:
                 // System common and real-time messages only appear in files inside F7 escapes.
-                throw fail(.unexpectedStatusByte(first), at: eventStart)
+                // Skip this one with the data bytes it carries on the wire.
+                var dataBytes = 0
+                while dataBytes < Self.systemCommonDataCount(first) && position + 1 + dataBytes < end
+                    && bytes[position + 1 + dataBytes] < 0x80 {
+                    dataBytes += 1
+                }
+                // Stored as an event of its own (with its data), a delta time follows; slipped
+                // in before an event, the event does. Take the reading that makes sense of the
+                // most of what follows; on a tie, the first of: with its data, without; a delta
+                // time when a data byte follows, the event when a status byte does.
+                let limit = position + 1 + dataBytes + Self.lookaheadBytes
+                var best = (reach: -1, skipped: 1 + dataBytes, readsDelta: true)
+                for skipped in stride(from: 1 + dataBytes, through: 1, by: -1) {
+                    let next = position + skipped
+                    let deltaFirst = next >= end || bytes[next] < 0x80
+                    for delta in [deltaFirst, !deltaFirst] {
+                        let reach = cleanReach(from: next, end: end, limit: limit, runningStatus: runningStatus, readsDelta: delta)
+                        if reach > best.reach { best = (reach, skipped, delta) }
+                    }
+                }
+                try repair(.strayStatusBytes, track: index, at: statusOffset, bytes: best.skipped,
+                           strictError: .unexpectedStatusByte(first))
+                position += best.skipped
+                readsDelta = best.readsDelta
             }
+        }
+        if !lostTheRest && !isTruncated {
+            try repair(.missingEndOfTrack, track: index, at: end, bytes: 0, strictError: nil)
         }
         return MIDIFileTrack(events: events)
     }
 
-    private func readChannelData(status: UInt8, _ position: inout Int, end: Int) throws(MIDIFileError) -> MIDIMessage {
-        let count = MIDIMessage.dataByteCount(forStatus: status) ?? 0
-        var data: (UInt8, UInt8) = (0, 0)
-        for index in 0..<count {
-            guard position < end else { throw fail(.eventPastEndOfTrack, at: position) }
-            let byte = bytes[position]
-            guard byte < 0x80 else { throw fail(.unexpectedStatusByte(byte), at: position) }
-            if index == 0 { data.0 = byte } else { data.1 = byte }
-            position += 1
+    /// How far past `start` events read cleanly: the offset where the first
+    /// one that does not starts, or `limit` when they reach it (or the track's
+    /// end) cleanly. Reads without recording anything.
+    private func cleanReach(from start: Int, end: Int, limit: Int, runningStatus: UInt8, readsDelta firstReadsDelta: Bool) -> Int {
+        var position = start
+        var status = runningStatus
+        var readsDelta = firstReadsDelta
+        while position < limit {
+            if position == end { return limit }
+            let eventStart = position
+            if readsDelta {
+                guard case .value = readQuantity(&position, end: end), position < end else { return eventStart }
+            }
+            readsDelta = true
+            let first = bytes[position]
+            switch first {
+            case 0xFF, 0xF0, 0xF7:
+                position += first == 0xFF ? 2 : 1
+                guard position <= end, case .value(let length) = readQuantity(&position, end: end), length <= end - position else {
+                    return eventStart
+                }
+                position += length
+            case 0x00...0xEF:
+                if first >= 0x80 {
+                    status = first
+                    position += 1
+                } else if status == 0 {
+                    return eventStart
+                }
+                let needed = MIDIMessage.dataByteCount(forStatus: status) ?? 0
+                guard needed <= end - position, bytes[position..<position + needed].allSatisfy({ $0 < 0x80 }) else { return eventStart }
+                position += needed
+            default:
+                // Another stray status byte: skipped with its data bytes, then an event
+                // if a status byte follows, else a delta time (the reader's choice on a tie).
+                position += 1
+                var dataBytes = Self.systemCommonDataCount(first)
+                while dataBytes > 0 && position < end && bytes[position] < 0x80 {
+                    dataBytes -= 1
+                    position += 1
+                }
+                readsDelta = position >= end || bytes[position] < 0x80
+            }
         }
-        // Cannot fail: status is 0x80–0xEF.
-        return MIDIMessage(status: status, data1: data.0, data2: data.1)!
+        return limit
     }
 }

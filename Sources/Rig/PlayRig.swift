@@ -52,7 +52,9 @@ public final class PlayRig {
         let recording = options.recording
         // Read the song before any device opens, so a bad file is one line and nothing else.
         let songPath = options.songPath
-        if let songPath { _ = try SongFile.player(path: songPath, sampleRate: options.driver.sampleRate) }
+        let song = try songPath.map { try SongFile(path: $0) }
+        _ = try song?.player(sampleRate: options.driver.sampleRate)
+        if let warning = song?.warning { printError("busker play: warning: \(warning)") }
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
         if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
@@ -61,7 +63,7 @@ public final class PlayRig {
         StopSignals.install(jobControl: true)
         let driver = try DuplexDriver.openForCommand(options.driver)
         let rate = Double(driver.granted.sampleRate)
-        let player = try songPath.map { try SongFile.player(path: $0, sampleRate: driver.granted.sampleRate) }
+        let player = try song?.player(sampleRate: driver.granted.sampleRate)
         player?.isLooping = options.loop
         player?.tempoScale = Double(options.tempo)
         self.player = player

@@ -27,12 +27,15 @@ public final class SongRender {
     private let player: MIDIFilePlayer
     private let rig: InstrumentRig
 
-    /// Reads the song and loads the instruments; prints a warning per kit problem.
+    /// Reads the song and loads the instruments; prints one warning line for
+    /// a damaged song and one per kit problem.
     /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit.
     public init(options: Options) throws {
         self.options = options
         let rate = options.driver.engineRate
-        player = try SongFile.player(path: options.songPath, sampleRate: rate)
+        let song = try SongFile(path: options.songPath)
+        player = try song.player(sampleRate: rate)
+        if let warning = song.warning { printError("busker render: warning: \(warning)") }
         player.tempoScale = Double(options.tempo)
         rig = try InstrumentRig(options: options.instruments, ports: [], player: player, sampleRate: Double(rate),
                                 settings: options.settings, limiterLookaheadMilliseconds: 1)

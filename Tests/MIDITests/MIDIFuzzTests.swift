@@ -2,8 +2,9 @@ import XCTest
 import MIDI
 
 /// Seeded random fuzzing: a million inputs between the byte parser and the file
-/// reader, asserting no crash, bounded memory and termination, plus the
-/// invariants every output must keep. Seeds are fixed, so a failure reproduces.
+/// reader (each file read strictly and forgivingly), asserting no crash, bounded
+/// memory and termination, plus the invariants every output must keep. Seeds
+/// are fixed, so a failure reproduces.
 final class MIDIFuzzTests: XCTestCase {
     static let parserInputs = 600_000
     static let fileInputs = 400_000
@@ -105,10 +106,10 @@ final class MIDIFuzzTests: XCTestCase {
     func testFileReaderOnMutatedAndRandomFiles() {
         var random = SeededGenerator(seed: 0xF11E_0002)
         let seeds = seedFiles
-        for seed in seeds { XCTAssertNoThrow(try StandardMIDIFile(bytes: seed)) }
+        for seed in seeds { XCTAssertEqual(try StandardMIDIFile(bytes: seed, mode: .strict).repairs, []) }
         let interesting: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0x81, 0xF0, 0xF7, 0xFF, 0x2F, 0x51]
         let interestingLengths: [UInt32] = [0, 1, 2, 3, 6, 0x7F, 0x80, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF]
-        var parsed = 0, rejected = 0, events = 0, bytesRead = 0
+        var parsed = 0, rejected = 0, events = 0, bytesRead = 0, repaired = 0, forgivingRejected = 0
         var errorOffsets = Set<Int>()
         let clock = ContinuousClock()
         let start = clock.now
@@ -148,34 +149,73 @@ final class MIDIFuzzTests: XCTestCase {
                 }
             }
             bytesRead += bytes.count
+            // Strictly: read, or refused with an offset inside the file.
+            var strict: StandardMIDIFile?
             do {
-                let file = try StandardMIDIFile(bytes: bytes)
+                let file = try StandardMIDIFile(bytes: bytes, mode: .strict)
+                checkInvariants(file, bytes: bytes)
+                precondition(file.repairs.isEmpty)
+                strict = file
                 parsed += 1
-                // Bounded memory: every event takes at least 2 bytes of the file.
-                let count = file.tracks.reduce(0) { $0 + $1.events.count }
-                precondition(count * 2 <= bytes.count)
-                events += count
-                let merged = file.mergedEvents()
-                precondition(file.format == .independentTracks || merged.count == count)
-                var lastTick = 0, lastSeconds = 0.0
-                for event in merged {
-                    precondition(event.tick >= lastTick && event.seconds >= lastSeconds)
-                    lastTick = event.tick
-                    lastSeconds = event.seconds
-                }
-                precondition(file.tempoMap().sampleFrame(atTick: lastTick, sampleRate: 192_000) >= 0)
-                _ = file.lyrics()
+                events += file.tracks.reduce(0) { $0 + $1.events.count }
             } catch {
                 rejected += 1
                 precondition(error.offset.map { $0 >= 0 && $0 <= bytes.count } ?? false, "\(error)")
                 precondition(!error.description.contains("\n"))
                 errorOffsets.insert(error.offset!)
             }
+            // Forgivingly: refused only for a missing or unreadable header; otherwise
+            // everything the strict reader read, and repairs that point into the file.
+            do {
+                let file = try StandardMIDIFile(bytes: bytes)
+                checkInvariants(file, bytes: bytes)
+                if let strict {
+                    precondition(Array(file.tracks.prefix(strict.tracks.count)) == strict.tracks, "forgiving reads what strict reads")
+                }
+                for repair in file.repairs {
+                    precondition(repair.offset >= 0 && repair.offset <= bytes.count && repair.count >= 0 && repair.byteCount >= 0)
+                    precondition(repair.track.map { $0 < file.tracks.count } ?? true)
+                }
+                precondition(!(file.repairSummary ?? "").contains("\n"))
+                if !file.repairs.isEmpty { repaired += 1 }
+            } catch {
+                forgivingRejected += 1
+                precondition(strict == nil)
+                switch error.reason {
+                case .notAStandardMIDIFile, .truncated("the MThd header"), .headerTooShort, .invalidTimeDivision,
+                     .chunkLengthPastEnd(chunkType: "MThd", _, _):
+                    break
+                default:
+                    preconditionFailure("forgiving reading refused a readable header: \(error)")
+                }
+            }
         }
         let elapsed = clock.now - start
         XCTAssertEqual(parsed + rejected, Self.fileInputs)
         XCTAssertGreaterThan(parsed, Self.fileInputs / 10, "mutations leave many files readable")
         XCTAssertGreaterThan(rejected, Self.fileInputs / 10, "and break many")
-        print("MIDI file fuzz: \(Self.fileInputs) inputs, \(bytesRead) bytes, \(parsed) read (\(events) events), \(rejected) rejected at \(errorOffsets.count) distinct offsets, \(elapsed)")
+        XCTAssertGreaterThan(repaired, Self.fileInputs / 10, "forgiving reading repairs many")
+        // Every refusal is a header it cannot read (checked per input above); a fifth of the
+        // inputs here have one: random fields behind "MThd", mutations landing in its 14 bytes.
+        XCTAssertLessThan(forgivingRejected, rejected / 2, "forgiving reading refuses far fewer than strict reading")
+        print("MIDI file fuzz: \(Self.fileInputs) inputs, \(bytesRead) bytes; strict: \(parsed) read (\(events) events), \(rejected) rejected at \(errorOffsets.count) distinct offsets; "
+              + "forgiving: \(repaired) repaired, \(forgivingRejected) refused; \(elapsed)")
+    }
+
+    /// What every file read must keep, strictly or forgivingly: bounded memory, time order, a finite timeline.
+    private func checkInvariants(_ file: StandardMIDIFile, bytes: [UInt8]) {
+        // Bounded memory: every event takes at least 2 bytes of the file.
+        let count = file.tracks.reduce(0) { $0 + $1.events.count }
+        precondition(count * 2 <= bytes.count)
+        let merged = file.mergedEvents()
+        precondition(file.format == .independentTracks || merged.count == count)
+        var lastTick = 0, lastSeconds = 0.0
+        for event in merged {
+            precondition(event.tick >= lastTick && event.seconds >= lastSeconds)
+            lastTick = event.tick
+            lastSeconds = event.seconds
+        }
+        precondition(file.tempoMap().sampleFrame(atTick: lastTick, sampleRate: 192_000) >= 0)
+        _ = file.lyrics()
     }
 }
