@@ -344,7 +344,7 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertTrue(text.contains("the song ended"), text)
 
         let midiPath = folder + "/played.mid"
-        let file = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: midiPath))))
+        let file = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: midiPath))), mode: .strict)
         var noteOns: [Int] = []
         for event in file.timedEvents(ofTrack: 0) {
             if case .message(.noteOn(_, _, let velocity)) = event.kind, velocity > 0 { noteOns.append(Int((event.seconds * 48000).rounded())) }

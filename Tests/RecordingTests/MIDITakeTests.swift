@@ -42,7 +42,7 @@ final class MIDITakeTests: XCTestCase {
             RecordedMIDIEvent(frame: 72_000, message: .noteOff(channel: 0, note: 60, velocity: 0)),
             RecordedMIDIEvent(frame: 72_000, message: .timingClock),  // not a performance event: left out
         ]
-        let file = try StandardMIDIFile(bytes: MIDITakeFile.bytes(events: events, sampleRate: 48000))
+        let file = try StandardMIDIFile(bytes: MIDITakeFile.bytes(events: events, sampleRate: 48000), mode: .strict)
         XCTAssertEqual(file.format, .singleTrack)
         let timed = file.timedEvents(ofTrack: 0).compactMap { e -> (Double, MIDIMessage)? in
             if case .message(let m) = e.kind { return (e.seconds, m) }
@@ -93,7 +93,7 @@ final class MIDITakeTests: XCTestCase {
             }
             XCTAssertEqual(rising, onsets.map { $0 + latency }, "latency \(latency)")
             XCTAssertEqual(falling, ends.map { $0 + latency }, "latency \(latency)")
-            let file = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: mid))))
+            let file = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: mid))), mode: .strict)
             var midiOn: [Int] = [], midiOff: [Int] = []
             for e in file.timedEvents(ofTrack: 0) {
                 guard case .message(let m) = e.kind else { continue }

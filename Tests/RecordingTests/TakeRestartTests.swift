@@ -73,7 +73,7 @@ final class TakeRestartTests: XCTestCase {
         // A new .mid is there (a valid empty SMF) from the start of the take.
         options.midiPath = folder + "/take.mid"
         let recorder = try Recorder.start(tap: tap, path: folder + "/take.wav", format: .wav16, sampleRate: 48000, options: options)
-        let early = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/take.mid"))))
+        let early = try StandardMIDIFile(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/take.mid"))), mode: .strict)
         XCTAssertEqual(early.format, .singleTrack)
         recorder.stop(audioHasStopped: true)
     }
