@@ -203,3 +203,19 @@ public final class JACKMIDIInput: @unchecked Sendable {
     /// - Realtime: safe (an atomic load)
     public var disconnectReleaseCount: Int { releasesSent.load(ordering: .relaxed) }
 }
+
+/// The driver hands `midi_in`'s buffer to this input each cycle it renders.
+extension JACKMIDIInput: JACKDriver.CycleMIDI {
+    /// Reads `driver`'s `midi_in` each cycle and follows its connections.
+    /// The driver must have been opened with `Options.midiInput`; call before
+    /// its first `start` (JACK takes the connection callback only before the
+    /// client is activated), and again for a driver reopened after a loss.
+    /// - Returns: false when the driver has no `midi_in` or JACK refused the callback.
+    /// - Realtime: unsafe. Control thread, while the driver is stopped.
+    @discardableResult
+    public func plug(into driver: JACKDriver) -> Bool {
+        guard let client = driver.clientHandle, follow(client: client) else { return false }
+        driver.cycleMIDI = self
+        return true
+    }
+}
