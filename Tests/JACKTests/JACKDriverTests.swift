@@ -203,6 +203,74 @@ final class JACKDriverTests: XCTestCase {
         XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
     }
 
+    /// `jack_bufsize` 64 → 256 → 64 under a running session (headless, no
+    /// flags): each change is a `.formatChanged`, the runner rebuilds the
+    /// graph for the new size and goes on by itself; the impulses come back
+    /// at the graph's gain one cycle late at every size (64, 256, 64 frames).
+    func testBufferSizeChangesRebuildAndGoOnAtTheNewSize() throws {
+        let driver = try openDriver()
+        let engine = RenderEngine()
+        engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+        let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
+                                   watcher: nil, takeSignals: { [] }, suspendProcess: {},
+                                   reopen: { throw JACKDriverError.invalidState("no reopen in this test") })
+        defer { runner.close() }
+        var rebuilt: [Int] = []
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+            rebuilt.append(driver.format.periodFrames)
+        }
+        runner.send(.userStart)
+        XCTAssertEqual(runner.state, .running(micLive: true))
+        let probe = try ProbeClient(seconds: 9)
+        defer { probe.close() }
+        probe.activate()
+        probe.patch(to: driver.clientName)
+        func poll(until frame: Int) {
+            let deadline = Date().addingTimeInterval(20)
+            while probe.frames.load(ordering: .acquiring) < frame && Date() < deadline {
+                runner.poll()
+                usleep(5000)
+            }
+        }
+        /// Changes the size and polls until the session runs at it; the probe's frame from then on.
+        func change(to size: Int) throws -> Int {
+            try server.setBufferSize(size)
+            let deadline = Date().addingTimeInterval(5)
+            while !(driver.format.periodFrames == size && rebuilt.last == size && runner.state == .running(micLive: true))
+                    && Date() < deadline {
+                runner.poll()
+                usleep(5000)
+            }
+            XCTAssertEqual(rebuilt.last, size)
+            XCTAssertEqual(runner.state, .running(micLive: true), "\(runner.notices)")
+            return probe.frames.load(ordering: .acquiring)
+        }
+        poll(until: 2 * 48000)
+        let firstChange = probe.frames.load(ordering: .acquiring)
+        let at256 = try change(to: 256)
+        poll(until: at256 + 2 * 48000)
+        let secondChange = probe.frames.load(ordering: .acquiring)
+        let at64 = try change(to: 64)
+        poll(until: min(probe.capacity, at64 + 2 * 48000))
+        XCTAssertEqual(driver.format.periodFrames, 64)
+        let arrivals = probe.arrivals(upTo: probe.frames.load(ordering: .acquiring))
+        // Each stretch from the first impulse sent after its size was in place (a cycle of slack) to the next change.
+        let stretches = [(from: 4800, to: firstChange, delay: 64), (from: at256 + 256, to: secondChange, delay: 256),
+                         (from: at64 + 64, to: Int.max, delay: 64)]
+        for stretch in stretches {
+            let checked = arrivals.filter { $0.sent > stretch.from && $0.sent + 4800 < stretch.to }
+            XCTAssertGreaterThanOrEqual(checked.count, 10, "impulses checked at \(stretch.delay) frames")
+            for arrival in checked {
+                XCTAssertEqual(arrival.delay, stretch.delay, "impulse sent at \(arrival.sent)")
+                XCTAssertEqual(arrival.left, 0.25, accuracy: 1e-6)
+                XCTAssertEqual(arrival.right, 0.25, accuracy: 1e-6)
+            }
+        }
+        print("buffer size 64 → 256 → 64: rebuilt for \(rebuilt), \(driver.silencedCycles) cycles silenced meanwhile, notices \(runner.notices)")
+    }
+
     /// The server killed under a running driver: `.stopped(.deviceLost)`
     /// within 2 s, its words naming the server; close returns.
     func testServerKilledIsADeviceLoss() throws {
