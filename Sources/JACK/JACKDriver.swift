@@ -62,6 +62,9 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         public var inputChannels = 1
         /// How the ports are patched at the first start.
         public var connections: Connections = .auto
+        /// Whether `auto` connects `out_L`/`out_R` to the playback ports too
+        /// (`busker record` leaves its monitor outputs unpatched: no mic to the speakers unasked).
+        public var autoConnectsOutputs = true
         /// Register `midi_in` (read each cycle by `cycleMIDI`).
         public var midiInput = false
         /// Busker's own latency published on its ports (see "Latency").
@@ -380,7 +383,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         case .auto:
             let captures = Self.physicalPorts(client, flags: JackPortIsOutput)
             for (i, port) in captures.prefix(max(0, options.inputChannels)).enumerated() { try link("in_\(i + 1)", port) }
-            let playbacks = Self.physicalPorts(client, flags: JackPortIsInput)
+            let playbacks = options.autoConnectsOutputs ? Self.physicalPorts(client, flags: JackPortIsInput) : []
             if let first = playbacks.first {
                 try link("out_L", first)
                 try link("out_R", playbacks.count > 1 ? playbacks[1] : first)

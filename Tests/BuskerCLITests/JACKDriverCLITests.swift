@@ -3,9 +3,10 @@ import Foundation
 import RenderTestSupport
 import XCTest
 
-/// `busker live --driver jack` as a user runs it, on a private JACK server
-/// (Tools/virtual-soundcard: the dummy driver at 64-frame cycles).
-final class LiveJACKDriverCLITests: XCTestCase {
+/// `busker live --driver jack` and `busker record --driver jack` as a user
+/// runs them, on a private JACK server (Tools/virtual-soundcard: the dummy
+/// driver at 64-frame cycles).
+final class JACKDriverCLITests: XCTestCase {
     /// Starts busker with JACK_DEFAULT_SERVER pointing at `server`, collecting its output as it comes.
     private func launch(_ args: [String], server: String) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
         let process = Process()
@@ -126,6 +127,28 @@ final class LiveJACKDriverCLITests: XCTestCase {
         XCTAssertTrue(wait(for: { !process.isRunning }))
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, err.text)
+    }
+
+    /// `busker record --driver jack --duration 1`: in_1, in_2 patched from
+    /// the capture ports, exactly a second of two channels in the take, exit 0.
+    func testRecordTakesItsInputPortsForTheDuration() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-jrec")
+        defer { try? card.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-jrec-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let takePath = folder.appendingPathComponent("take.wav").path
+        let (process, out, err) = try launch(["record", "--driver", "jack", "--duration", "1", takePath], server: card.serverName)
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(wait(for: { !process.isRunning }, timeout: 15))
+        process.waitUntilExit()
+        XCTAssertTrue(out.waitForEnd() && err.waitForEnd())
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+        XCTAssertTrue(out.text.contains("in_1 ← system:capture_1, in_2 ← system:capture_2; latency"), out.text)
+        let take = try SoundFileReader(path: takePath)
+        XCTAssertEqual(take.sampleRate, 48_000)
+        XCTAssertEqual(take.channelCount, 2)
+        XCTAssertEqual(take.frameCount, Int64(48_000))
     }
 
     /// No server: one line naming it and what to do, exit status 1, at once.
