@@ -18,6 +18,8 @@ public final class LiveRig {
         /// nil: none on devices (an instant attack, no added delay).
         public var limiterLookaheadMilliseconds: Float?
         public var policy: SessionPolicy
+        /// With `--driver jack`: `midi_in`'s reader (the MIDI control's, `LiveMIDIControl.sources.jack`).
+        public var jackMIDI: JACKMIDIInput?
 
         public init(driver: AudioDriverChoice, settings: LiveSettings, recording: RecordingRequest,
                     limiterLookaheadMilliseconds: Float?, policy: SessionPolicy) {
@@ -57,7 +59,13 @@ public final class LiveRig {
             driver = try DuplexDriver.openForCommand(alsa)
         case .jack(var jack):
             jack.inputChannels = max(jack.inputChannels, highest)
-            driver = try JACKDriver.openForCommand(jack)
+            jack.midiInput = options.jackMIDI != nil
+            let client = try JACKDriver.openForCommand(jack)
+            if let midi = options.jackMIDI, !midi.plug(into: client) {
+                client.close()
+                throw CommandLineError.runtime("JACK client \(client.clientName): cannot follow \(JACKMIDIInput.portName)'s connections")
+            }
+            driver = client
         }
         let granted = driver.format
         let chain: LiveChain
@@ -90,11 +98,12 @@ public final class LiveRig {
             runner = SessionRunner(command: "live", driver: alsa, engine: engine, policy: options.policy)
         } else {
             let jack = driver as! JACKDriver
-            runner = SessionRunner(command: "live", driver: jack, engine: engine, policy: options.policy) {
+            let midi = options.jackMIDI
+            runner = SessionRunner(command: "live", driver: jack, engine: engine, policy: options.policy, reopenOptions: {
                 var reopened = jack.options
                 reopened.ownLatencyFrames = chain.latencyFrames
                 return reopened
-            }
+            }, reopened: { midi?.plug(into: $0) })
         }
         self.runner = runner
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: granted.sampleRate)

@@ -110,13 +110,7 @@ public final class PlayRig {
             let midi = sources.jack
             // A client opened again after a loss (--reconnect) gets midi_in read and followed too.
             runner = SessionRunner(command: "play", driver: jack, engine: engine, policy: options.policy,
-                                   watcher: JACKServerWatcher(serverName: jack.options.serverName),
-                                   takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() },
-                                   reopen: {
-                                       let reopened = try JACKDriver(options: reopenOptions)
-                                       midi?.plug(into: reopened)
-                                       return reopened
-                                   })
+                                   reopenOptions: { reopenOptions }, reopened: { midi?.plug(into: $0) })
         } else {
             runner = SessionRunner(command: "play", driver: driver as! DuplexDriver, engine: engine, policy: options.policy)
         }

@@ -35,7 +35,8 @@ enum LiveCommand {
 
     driver (the start-up line says which runs, and why):
     \(AudioDriverChoice.help)
-                             With JACK, each strip input is a port (--inputs 1,2: in_1, in_2).
+                             With JACK, each strip input is a port (--inputs 1,2: in_1, in_2),
+                             and midi_in takes MIDI control beside --midi and --midi-in.
 
     ALSA devices (PCM names, as in aplay -D; see busker devices):
       --device PCM           capture and playback on one PCM (default: default)
@@ -171,11 +172,15 @@ enum LiveCommand {
             return driver
         }
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-        let options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
+        var options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
                                       limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
+        // With JACK, the client's midi_in is a MIDI control source too.
+        var onJACK = false
+        if case .jack = driver { onJACK = true }
         // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), map: start.midiMap)
+        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
+        options.jackMIDI = midi.sources.jack
         for notice in midi.notices { print("busker live: \(notice)") }
         print("busker live: \(why)")
         let rig = try LiveRig(options: options)
