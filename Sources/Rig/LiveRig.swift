@@ -78,8 +78,6 @@ public final class LiveRig {
             throw error
         }
         self.chain = chain
-        // Busker's own latency, published on its JACK ports.
-        (driver as? JACKDriver)?.ownLatencyFrames = chain.latencyFrames
         // The recording tap ends the chain: a take holds exactly what the speaker gets.
         let tap = TakeControl.makeTap(channels: chain.master.outputChannels, sampleRate: Double(granted.sampleRate))
         try tap.install(atEndOf: chain.graph)
@@ -92,6 +90,8 @@ public final class LiveRig {
         }
         let engine = engine
         engine.install(try chain.compile(spec: driver.processSpec))
+        // Busker's own latency (known once compiled: the limiter's look-ahead), published on its JACK ports.
+        (driver as? JACKDriver)?.ownLatencyFrames = chain.latencyFrames
         // The session opens again only this route (`--reconnect`), with the same options.
         let runner: SessionRunner
         if let alsa = driver as? DuplexDriver {

@@ -68,16 +68,24 @@ final class JACKDriverCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let takePath = folder.appendingPathComponent("take.wav").path
-        let (process, out, err) = try launch(["live", "--driver", "jack", "--no-tui", "--record=\(takePath)"], server: card.serverName)
+        let (process, out, err) = try launch(["live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1", "--record=\(takePath)"],
+                                             server: card.serverName)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker live: driver jack (--driver)"), out.text)
         XCTAssertTrue(out.text.contains("jack client 'busker' on server '\(card.serverName)': 48000 Hz, 64 frames per cycle"), out.text)
+        // The limiter's 1 ms look-ahead is Busker's own latency: 48 frames, in the latency line and on its ports.
+        XCTAssertTrue(out.text.contains(" + 48 Busker + "), out.text)
+        let published = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName, "-l", "busker:out_L"]).stdout
+        XCTAssertTrue(published.contains("port capture latency = [ 112 112 ] frames"), "busker:out_L's capture latency: 64 (system:capture_1) + 48: \(published)")
         guard process.isRunning else { return XCTFail("busker live ended before the kill") }
         let runningSeen = Date()
         usleep(1_200_000)
         let killed = Date()
         XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        // Started again (and stopped by the deferred card.stop()): a killed jackd's entry stays in JACK's
+        // machine-wide registry of 8 servers until a server of that name starts and stops cleanly.
+        defer { try? restartServer(card, killed: jackPID) }
         XCTAssertTrue(wait(for: { !process.isRunning }), "busker live still runs 10 s after the JACK server was killed (hang)")
         let stopDelay = Date().timeIntervalSince(killed)
         guard !process.isRunning else { return }

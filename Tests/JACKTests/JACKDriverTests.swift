@@ -207,8 +207,10 @@ final class JACKDriverTests: XCTestCase {
     /// flags): each change is a `.formatChanged`, the runner rebuilds the
     /// graph for the new size and goes on by itself; the impulses come back
     /// at the graph's gain one cycle late at every size (64, 256, 64 frames).
+    /// The process thread allocates nothing throughout, the changes included
+    /// (the rebuild allocates on the control thread).
     func testBufferSizeChangesRebuildAndGoOnAtTheNewSize() throws {
-        let driver = try openDriver()
+        let driver = try openDriver { $0.onRenderThreadStart = { busker_allocation_counting_begin() } }
         let engine = RenderEngine()
         engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
         let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
@@ -247,6 +249,8 @@ final class JACKDriverTests: XCTestCase {
             XCTAssertEqual(runner.state, .running(micLive: true), "\(runner.notices)")
             return probe.frames.load(ordering: .acquiring)
         }
+        poll(until: 48000)
+        busker_allocation_counts_reset()
         poll(until: 2 * 48000)
         let firstChange = probe.frames.load(ordering: .acquiring)
         let at256 = try change(to: 256)
@@ -255,6 +259,11 @@ final class JACKDriverTests: XCTestCase {
         let at64 = try change(to: 64)
         poll(until: min(probe.capacity, at64 + 2 * 48000))
         XCTAssertEqual(driver.format.periodFrames, 64)
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        if busker_allocation_counting_supported() != 0 {
+            XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread across the changes")
+            XCTAssertEqual(frees, 0, "heap frees on the audio-render thread across the changes")
+        }
         let arrivals = probe.arrivals(upTo: probe.frames.load(ordering: .acquiring))
         // Each stretch from the first impulse sent after its size was in place (a cycle of slack) to the next change.
         let stretches = [(from: 4800, to: firstChange, delay: 64), (from: at256 + 256, to: secondChange, delay: 256),

@@ -10,6 +10,10 @@ final class JACKServerFixture {
     let name: String
     private(set) var pid: pid_t = 0
     let period: Int
+    /// Killed and not started again: JACK's server registry (/dev/shm, at
+    /// most 8 servers machine-wide) still holds the name.
+    private var killedWithoutGoodbye = false
+    private var killedPID: pid_t = 0
 
     /// Starts `jackd -n NAME-PID` at `period` frames, 2 capture and 2 playback ports.
     init(name: String, period: Int = 64) throws {
@@ -40,28 +44,52 @@ final class JACKServerFixture {
         try XCTSkipUnless(status == 0 && pid > 0, "jackd did not start")
     }
 
-    /// Kills the server (SIGKILL: no goodbye to its clients) and waits for it to go.
+    /// Kills the server (SIGKILL: no goodbye to its clients) and waits for it
+    /// to go. `stop()` cleans its registry entry up afterwards.
     func kill() {
         guard pid > 0 else { return }
         Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        for _ in 0..<200 {
-            if Glibc.kill(pid, 0) != 0 { break }
-            _ = waitpid(pid, &status, WNOHANG)
-            usleep(10_000)
-        }
+        _ = Self.waitUntilGone(pid, seconds: 5)
+        killedPID = pid
         pid = 0
+        killedWithoutGoodbye = true
     }
 
-    /// Stops the server politely (SIGTERM), waiting up to 5 s, else kills it.
+    /// Stops the server politely (SIGTERM), waiting up to 10 s, else kills it.
+    /// A server that was killed is started again under its name first and
+    /// then stopped: a killed jackd leaves its entry in JACK's machine-wide
+    /// registry of at most 8 servers, and eight of those make every later
+    /// jackd fail ("Too many servers already active"), other people's too.
     func stop() {
-        guard pid > 0 else { return }
-        Glibc.kill(pid, SIGTERM)
-        for _ in 0..<500 {
-            if Glibc.kill(pid, 0) != 0 { pid = 0; return }
+        for _ in 0..<2 {
+            if pid == 0 && killedWithoutGoodbye {
+                killedWithoutGoodbye = false
+                // JACK reclaims the name only once kill(old pid, 0) fails: after init reaps the zombie.
+                let deadline = Date().addingTimeInterval(5)
+                while Glibc.kill(killedPID, 0) == 0 && Date() < deadline { usleep(10_000) }
+                try? start()
+            }
+            guard pid > 0 else { return }
+            Glibc.kill(pid, SIGTERM)
+            if Self.waitUntilGone(pid, seconds: 10) {
+                pid = 0
+                return
+            }
+            kill()
+        }
+    }
+
+    /// Whether `pid` has exited (gone, or a zombie not yet reaped by its
+    /// parent, which here is init) within `seconds`.
+    private static func waitUntilGone(_ pid: pid_t, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if Glibc.kill(pid, 0) != 0 { return true }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if let close = stat.lastIndex(of: ")"), stat[stat.index(after: close)...].hasPrefix(" Z") { return true }
             usleep(10_000)
         }
-        kill()
+        return false
     }
 
     /// `jack_bufsize FRAMES` against this server.
