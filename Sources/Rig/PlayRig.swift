@@ -127,6 +127,7 @@ public final class PlayRig {
             }
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))
+            (driver as? JACKDriver)?.ownLatencyFrames = rig.chain.latencyFrames
         }
         sources.start()
         runner.send(.userStart)
