@@ -94,8 +94,14 @@ public final class JACKMIDIInput: @unchecked Sendable {
     public func connectionChanged(_ a: jack_port_id_t, _ b: jack_port_id_t, connected: Bool) {
         guard let client, let jackPort else { return }
         guard jack_port_by_id(client, a) == jackPort || jack_port_by_id(client, b) == jackPort else { return }
-        connectionCount.store(Int(jack_port_connected(jackPort)), ordering: .relaxed)
-        if !connected { sourceDisconnected() }
+        // Counted here, not asked of JACK: jack_port_connected may still show the graph
+        // before this change (JACK publishes a new graph state at the next cycle).
+        if connected {
+            connectionCount.add(1, ordering: .relaxed)
+        } else {
+            if connectionCount.subtract(1, ordering: .relaxed).newValue < 0 { connectionCount.store(0, ordering: .relaxed) }
+            sourceDisconnected()
+        }
     }
 
     /// A source left `midi_in`: the next cycle releases the notes it holds.
