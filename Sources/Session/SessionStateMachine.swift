@@ -271,7 +271,9 @@ public struct SessionStateMachine: Sendable {
     }
 
     private func stormMessage(count: Int, seconds: Int, period: Int) -> String {
-        "xrun storm: \(count) xruns in \(seconds) s; this machine cannot keep up with \(period)-frame periods, try --period \(period * 2)"
+        // A JACK client's route is its server (`jack:NAME`): the server sets the period, not --period.
+        let fix = route.output.hasPrefix("jack:") ? "a larger JACK buffer (jack_bufsize \(period * 2))" : "--period \(period * 2)"
+        return "xrun storm: \(count) xruns in \(seconds) s; this machine cannot keep up with \(period)-frame periods, try \(fix)"
     }
 }
 
