@@ -112,7 +112,8 @@ public final class MIDISources {
         if let raw { parts.append("\(raw.path) (\(raw.status.state))") }
         if let jack {
             let sources = jack.connectedSourceCount
-            parts.append("\(JACKMIDIInput.portName) (\(sources == 0 ? "nothing" : "\(sources) source\(sources == 1 ? "" : "s")") connected)")
+            let malformed = jack.malformedCount > 0 ? ", \(jack.malformedCount) malformed skipped" : ""
+            parts.append("\(JACKMIDIInput.portName) (\(sources == 0 ? "nothing" : "\(sources) source\(sources == 1 ? "" : "s")") connected\(malformed))")
         }
         return parts.joined(separator: " · ")
     }

@@ -145,6 +145,9 @@ public final class PlayRig {
         player?.play()
         print("busker play: \(runner.driver.summary); \(rig.summary)")
         for notice in sources.notices { print("busker play: \(notice)") }
+        if sources.jack != nil, let jack = runner.driver as? JACKDriver {
+            print("busker play: MIDI in on \(jack.clientName):\(JACKMIDIInput.portName) (patch a source to it: jack_connect SOURCE \(jack.clientName):\(JACKMIDIInput.portName))")
+        }
         if let notice = runner.driver.realtimeNotice { print("busker play: \(notice)") }
         if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
         // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).

@@ -32,6 +32,7 @@ final class PlayJACKMIDICLITests: XCTestCase {
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker play did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker play: driver jack (--driver)"), out.text)
+        XCTAssertTrue(out.text.contains("busker play: MIDI in on busker-play:midi_in"), out.text)
         let ports = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName]).stdout
         for port in ["busker-play:out_L", "busker-play:out_R", "busker-play:midi_in"] {
             XCTAssertTrue(ports.contains(port), "\(port) in \(ports)")
