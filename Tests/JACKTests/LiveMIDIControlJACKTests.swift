@@ -26,11 +26,14 @@ final class LiveMIDIControlJACKTests: XCTestCase {
         var options = JACKDriver.Options(clientName: "busker-live", inputChannels: 1, connections: .none)
         options.midiInput = true
         let driver = try JACKDriver(options: options)
-        defer { driver.close() }
         XCTAssertTrue(driver.portNames.contains("midi_in"))
         XCTAssertTrue(input.plug(into: driver))
         let engine = RenderEngine()
-        defer { engine.releaseAll() }
+        // The process thread stops (the client closes) before the engine's plans go.
+        defer {
+            driver.close()
+            engine.releaseAll()
+        }
         try driver.start(engine: engine)
 
         let sender = try JACKMIDISender(name: "footswitch")

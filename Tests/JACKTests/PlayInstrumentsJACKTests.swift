@@ -1,3 +1,4 @@
+import CAllocationCounter
 import CJACK
 import Engine
 import Foundation
@@ -68,10 +69,13 @@ final class PlayInstrumentsJACKTests: XCTestCase {
         var options = JACKDriver.Options(clientName: "busker-inst", inputChannels: 0, connections: .none)
         options.midiInput = true
         let driver = try JACKDriver(options: options)
-        defer { driver.close() }
         XCTAssertTrue(input.plug(into: driver))
         let engine = RenderEngine()
-        defer { engine.releaseAll() }
+        // The process thread stops (the client closes) before the engine's plans go.
+        defer {
+            driver.close()
+            engine.releaseAll()
+        }
         engine.attach(rig.scheduler)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)
@@ -117,5 +121,62 @@ final class PlayInstrumentsJACKTests: XCTestCase {
         print("piano onset after its event frame: offline \(reference), JACK \(live) frames")
         XCTAssertTrue((0..<64).contains(live), "\(live)")
         XCTAssertTrue((0..<64).contains(reference), "\(reference)")
+    }
+
+    /// The play chain (sampler, drum kit, tone, limiter) on the driver's
+    /// process thread with 16 MIDI events a cycle for 1500 cycles: no heap
+    /// allocation or free there. The negative control: a node in the same
+    /// graph allocates once on request, and the counter sees it.
+    func testThePlayChainReadingMIDIOnTheProcessThreadAllocatesNothing() throws {
+        try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs glibc")
+        let input = JACKMIDIInput()
+        let rig = try InstrumentRig(options: try instrumentOptions(), ports: [input.port], player: nil, sampleRate: 48000,
+                                    settings: VoiceSettings(), limiterLookaheadMilliseconds: 1)
+        let probe = AllocationProbeNode()
+        rig.chain.graph.add(probe)
+        var options = JACKDriver.Options(clientName: "busker-alloc", inputChannels: 0, connections: .none)
+        options.midiInput = true
+        options.onRenderThreadStart = { busker_allocation_counting_begin() }
+        let driver = try JACKDriver(options: options)
+        XCTAssertTrue(input.plug(into: driver))
+        let engine = RenderEngine()
+        // The process thread stops (the client closes) before the engine's plans go.
+        defer {
+            driver.close()
+            engine.releaseAll()
+        }
+        engine.attach(rig.scheduler)
+        engine.install(try rig.chain.compile(spec: driver.processSpec))
+        try driver.start(engine: engine)
+        let sender = try JACKMIDISender(name: "alloc-sender")
+        defer { sender.close() }
+        JACKTestClient.connect(sender.client, sender.portName, "busker-alloc:midi_in")
+        XCTAssertTrue(JACKTestClient.wait { input.connectedSourceCount == 1 })
+        usleep(300_000)
+
+        busker_allocation_counts_reset()
+        probe.allocateOnce.store(true, ordering: .releasing)
+        XCTAssertTrue(JACKTestClient.wait { !probe.allocateOnce.load(ordering: .acquiring) })
+        usleep(50_000)
+        XCTAssertGreaterThan(busker_allocation_count(), 0, "the counter counts the process thread")
+
+        // Piano notes and drum hits struck and released, 16 events every cycle for 1500 cycles.
+        busker_allocation_counts_reset()
+        var events: [JACKMIDISender.Event] = []
+        for n in 0..<4 {
+            let note = UInt8(60 + n), pad = UInt8(36 + n)
+            events.append(.init(frame: n * 16, bytes: [0x90, note, 100]))
+            events.append(.init(frame: n * 16 + 1, bytes: [0x99, pad, 100]))
+            events.append(.init(frame: n * 16 + 8, bytes: [0x80, note, 0]))
+            events.append(.init(frame: n * 16 + 9, bytes: [0x89, pad, 0]))
+        }
+        XCTAssertNotNil(sender.send(events, repeats: 1500))
+        let allocations = busker_allocation_count(), frees = busker_free_count()
+        print("play chain on JACK, 16 MIDI events a cycle for 1500 cycles: \(input.readCount) events read, "
+              + "\(allocations) allocations, \(frees) frees on the process thread")
+        // Cycles the server skips under host stalls lose their events; most arrive.
+        XCTAssertGreaterThan(input.readCount, 16 * 1000)
+        XCTAssertEqual(allocations, 0, "heap allocations on the process thread")
+        XCTAssertEqual(frees, 0, "heap frees on the process thread")
     }
 }
