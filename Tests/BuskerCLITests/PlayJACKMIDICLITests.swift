@@ -99,4 +99,23 @@ final class PlayJACKMIDICLITests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0, err.text)
         XCTAssertTrue(out.text.contains("stopped by SIGINT"), out.text)
     }
+
+    /// Options of the other driver, and no server: one line each, at once.
+    func testOptionErrorsAndNoServerAreOneLine() throws {
+        assertOneLineError(try runBusker(["play", "--driver", "jack", "--output", "hw:0"]), status: 2,
+                           mentioning: "--output is for --driver alsa")
+        assertOneLineError(try runBusker(["play", "--driver", "jack", "--rate", "44100"]), status: 2,
+                           mentioning: "--rate is for --driver alsa")
+        assertOneLineError(try runBusker(["play", "--connect", "none"]), status: 2, mentioning: "--connect is for --driver jack")
+        assertOneLineError(try runBusker(["play", "--driver", "jack", "--connect", "midi_in"]), status: 2,
+                           mentioning: "--connect 'midi_in'")
+        let name = "busker-no-server-play-\(getpid())"
+        var environment = ProcessInfo.processInfo.environment
+        environment["JACK_DEFAULT_SERVER"] = name
+        environment["JACK_NO_START_SERVER"] = "1"
+        let started = Date()
+        let r = try runBusker(["play", "--driver", "jack", "--no-tui", "--midi", "none"], environment: environment)
+        assertOneLineError(r, status: 1, mentioning: "no JACK server '\(name)' is running")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
 }
