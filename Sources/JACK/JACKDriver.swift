@@ -1,4 +1,5 @@
 import CJACK
+import CRealtimeSupport
 import Engine
 import Session
 import Synchronization
@@ -71,6 +72,10 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         public var ownLatencyFrames = 0
         /// How long `start` waits for the first cycle.
         public var startTimeoutMilliseconds = 2000
+        /// No process cycle for this long while running is reported as
+        /// `.stalled` (a server that died without telling: PipeWire's JACK
+        /// API killed, a wedged graph); the session calls a long one a loss.
+        public var stallMilliseconds = 500
         /// Stop rendering after this many frames (tests).
         public var stopAfterFrames: Int?
         /// Tests: runs on the process thread right after it is named.
@@ -101,6 +106,10 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     private var reportedXruns = 0
     private var reportedGeneration = 0
     private var stopEventReported = false
+    /// The stall watch (control thread): the last cycle count seen and when it moved.
+    private var lastCyclesSeen = 0
+    private var lastPulseNanoseconds: UInt64 = 0
+    private var stalled = false
 
     /// Opens a client on the server (never starting one), registers the
     /// ports, sets the callbacks and checks the ports `--connect` names.
@@ -346,6 +355,8 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         process.resetForRun(compiledFrames: format.periodFrames)
         stoppedOnRequest = false
         stopEventReported = false
+        stalled = false
+        lastPulseNanoseconds = busker_monotonic_nanoseconds()
         if !activated {
             let rc = jack_activate(client)
             guard rc == 0 else { throw .activateFailed(server: serverName, code: rc) }
@@ -479,10 +490,13 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     public var silencedCycles: Int { process.silencedCycles.load(ordering: .relaxed) }
 
     /// The process callback's `.started`, then what the other callbacks
-    /// stored: new xruns, a new format, the loss or the frame limit.
+    /// stored: new xruns, a new format, the loss or the frame limit; and,
+    /// watched here, a stall: no cycle for `Options.stallMilliseconds` while
+    /// running (`.stalled`, once), and cycles again (`.stallEnded`).
     /// - Thread: control (the one consumer)
     public func nextEvent() -> DriverEvent? {
         if let event = process.events.pop() { return event }
+        if let event = watchForStall() { return event }
         let xruns = process.xruns.load(ordering: .relaxed)
         if xruns != reportedXruns {
             reportedXruns = xruns
@@ -498,6 +512,30 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             return .stopped(reason)
         }
         return nil
+    }
+}
+
+extension JACKDriver {
+    /// `.stalled` when the server has run no cycle for the stall time while
+    /// Busker renders, `.stallEnded` when cycles come again; else nil.
+    /// - Thread: control
+    private func watchForStall() -> DriverEvent? {
+        guard process.rendering.load(ordering: .relaxed), !lost else { return nil }
+        let now = busker_monotonic_nanoseconds()
+        let seen = process.cyclesSeen.load(ordering: .relaxed)
+        if seen != lastCyclesSeen {
+            lastCyclesSeen = seen
+            lastPulseNanoseconds = now
+            if stalled {
+                stalled = false
+                return .stallEnded(.playback)
+            }
+            return nil
+        }
+        let milliseconds = Int((now &- lastPulseNanoseconds) / 1_000_000)
+        guard !stalled, milliseconds >= options.stallMilliseconds else { return nil }
+        stalled = true
+        return .stalled(.playback, milliseconds: milliseconds)
     }
 }
 

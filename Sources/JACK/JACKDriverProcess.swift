@@ -24,6 +24,8 @@ final class JACKDriverProcess: @unchecked Sendable {
     /// Set while the process callback is inside a cycle: `stop()` waits for
     /// it to clear before the engine may be touched again.
     let inCycle = Atomic<Bool>(false)
+    /// Process callbacks since open, rendering or not: the server's pulse.
+    let cyclesSeen = Atomic<Int>(0)
     /// Cycles rendered since the last start.
     let cyclesRendered = Atomic<Int>(0)
     /// Frames rendered since the last start.
@@ -139,6 +141,7 @@ final class JACKDriverProcess: @unchecked Sendable {
     func process(frames nframes: jack_nframes_t) -> Int32 {
         inCycle.store(true, ordering: .sequentiallyConsistent)
         defer { inCycle.store(false, ordering: .sequentiallyConsistent) }
+        cyclesSeen.add(1, ordering: .relaxed)
         let frames = Int(nframes)
         for c in 0..<2 {
             outputPointers[c] = jack_port_get_buffer(outputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)

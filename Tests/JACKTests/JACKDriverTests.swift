@@ -302,6 +302,31 @@ final class JACKDriverTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(closing), 2)
     }
 
+    /// A server that stops running cycles without telling (SIGSTOP here; a
+    /// killed PipeWire in life) is reported `.stalled` after the stall time,
+    /// and `.stallEnded` once cycles come again.
+    func testAServerThatStopsRunningCyclesIsReportedStalled() throws {
+        let driver = try openDriver { $0.stallMilliseconds = 300 }
+        defer { driver.close() }
+        let engine = RenderEngine()
+        defer { engine.releaseAll() }
+        try driver.start(engine: engine)
+        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        let stopped = Date()
+        let stall = JACKTestSupport.waitForEvent(driver, seconds: 3) {
+            if case .stalled = $0 { return true }
+            return false
+        }
+        let noticed = Date().timeIntervalSince(stopped)
+        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        XCTAssertTrue(stall.found, "events: \(stall.seen)")
+        XCTAssertGreaterThanOrEqual(noticed, 0.3)
+        XCTAssertLessThan(noticed, 1.5)
+        let ended = JACKTestSupport.waitForEvent(driver, seconds: 3) { $0 == .stallEnded(.playback) }
+        XCTAssertTrue(ended.found, "events: \(ended.seen)")
+        XCTAssertTrue(driver.isRunning)
+    }
+
     /// No server: one line naming it and what to do, at once.
     func testNoServerIsAOneLineErrorAtOnce() throws {
         let started = Date()
