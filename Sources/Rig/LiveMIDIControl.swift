@@ -40,11 +40,13 @@ public final class LiveMIDIControl {
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file, or nil.
+    ///   - jackMIDI: read the JACK client's `midi_in` too (`--driver jack`;
+    ///     `LiveRig` plugs `sources.jack` into the driver).
     ///   - map: the bindings (the defaults, or a preset's).
     /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
     ///   `auto` is a notice (`notices`), not an error.
-    public init(midi: String?, midiIn: String?, map: MIDIControlMap = .defaults) throws {
-        sources = try MIDISources(midi: midi, midiIn: midiIn)
+    public init(midi: String?, midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
+        sources = try MIDISources(midi: midi, midiIn: midiIn, jackMIDI: jackMIDI)
         responder = MIDIControlResponder(map: map)
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// the device (or file) options the session was started with.
 public enum LiveRestartCommand {
     /// Options that choose the devices or files and their timing, repeated as given.
-    public static let deviceOptions = ["device", "input", "output", "period", "periods", "periods-ahead", "rate",
+    public static let deviceOptions = ["driver", "name", "connect", "device", "input", "output", "period", "periods", "periods-ahead", "rate",
                                        "format", "limiter-lookahead", "midi", "midi-in"]
     public static let deviceFlags = ["no-tui", "auto-resume", "reconnect"]
 

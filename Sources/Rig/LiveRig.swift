@@ -1,24 +1,27 @@
 import ALSA
 import Engine
 import Foundation
+import JACK
 import Session
 
-/// `busker live` on ALSA devices, everything but the screen: opens the
-/// devices, builds the live chain (its channel strips) for what they granted (with the recording
+/// `busker live` on ALSA devices or as a JACK client, everything but the
+/// screen: opens the devices (or the client), builds the live chain (its channel strips) for what they granted (with the recording
 /// tap at its end and, for `--stems`, one on the dry mic), makes the session
 /// runner and starts audio. A control loop (TerminalUI's `LiveSession`) then
 /// runs the session; `finish()` closes it and prints or throws the last line.
 public final class LiveRig {
     /// What `busker live` asks for.
     public struct Options {
-        public var driver: DuplexDriver.Options
+        public var driver: AudioDriverChoice
         public var settings: LiveSettings
         public var recording: RecordingRequest
         /// nil: none on devices (an instant attack, no added delay).
         public var limiterLookaheadMilliseconds: Float?
         public var policy: SessionPolicy
+        /// With `--driver jack`: `midi_in`'s reader (the MIDI control's, `LiveMIDIControl.sources.jack`).
+        public var jackMIDI: JACKMIDIInput?
 
-        public init(driver: DuplexDriver.Options, settings: LiveSettings, recording: RecordingRequest,
+        public init(driver: AudioDriverChoice, settings: LiveSettings, recording: RecordingRequest,
                     limiterLookaheadMilliseconds: Float?, policy: SessionPolicy) {
             self.driver = driver
             self.settings = settings
@@ -47,17 +50,28 @@ public final class LiveRig {
         let firstTake = recording.enabled ? try recording.resolvePath() : nil
 
         StopSignals.install(jobControl: true)
-        var driverOptions = options.driver
         // Enough capture channels for the highest strip input; up to two the device's own choice stands.
         let highest = options.settings.strips.flatMap(\.channels).max() ?? 1
-        if highest > 2 && driverOptions.captureChannels == nil { driverOptions.captureChannels = highest }
-        let driver = try DuplexDriver.openForCommand(driverOptions)
-        let granted = driver.granted
-        // A duplex driver always grants a capture side; only playback-only drivers have none.
+        let driver: any AudioDriver
+        switch options.driver {
+        case .alsa(var alsa):
+            if highest > 2 && alsa.captureChannels == nil { alsa.captureChannels = highest }
+            driver = try DuplexDriver.openForCommand(alsa)
+        case .jack(var jack):
+            jack.inputChannels = max(jack.inputChannels, highest)
+            jack.midiInput = options.jackMIDI != nil
+            let client = try JACKDriver.openForCommand(jack)
+            if let midi = options.jackMIDI, !midi.plug(into: client) {
+                client.close()
+                throw CommandLineError.runtime("JACK client \(client.clientName): cannot follow \(JACKMIDIInput.portName)'s connections")
+            }
+            driver = client
+        }
+        let granted = driver.format
         let chain: LiveChain
         do {
-            chain = try LiveChain(inputChannelCount: granted.capture?.channels ?? 1, settings: options.settings,
-                                  outputChannelCount: granted.playback.channels == 1 ? 1 : 2,
+            chain = try LiveChain(inputChannelCount: max(1, granted.inputChannels), settings: options.settings,
+                                  outputChannelCount: granted.outputChannels == 1 ? 1 : 2,
                                   limiterLookaheadMilliseconds: options.limiterLookaheadMilliseconds ?? 0)
         } catch {
             driver.close()
@@ -70,14 +84,27 @@ public final class LiveRig {
         // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
         var stems: [TakeControl.Stem] = []
         if recording.stems {
-            let dry = TakeControl.makeTap(channels: granted.capture?.channels ?? 1, sampleRate: Double(granted.sampleRate), sharing: tap)
+            let dry = TakeControl.makeTap(channels: max(1, granted.inputChannels), sampleRate: Double(granted.sampleRate), sharing: tap)
             try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
             stems.append((name: "mic", tap: dry))
         }
         let engine = engine
         engine.install(try chain.compile(spec: driver.processSpec))
+        // Busker's own latency (known once compiled: the limiter's look-ahead), published on its JACK ports.
+        (driver as? JACKDriver)?.ownLatencyFrames = chain.latencyFrames
         // The session opens again only this route (`--reconnect`), with the same options.
-        let runner = SessionRunner(command: "live", driver: driver, engine: engine, policy: options.policy)
+        let runner: SessionRunner
+        if let alsa = driver as? DuplexDriver {
+            runner = SessionRunner(command: "live", driver: alsa, engine: engine, policy: options.policy)
+        } else {
+            let jack = driver as! JACKDriver
+            let midi = options.jackMIDI
+            runner = SessionRunner(command: "live", driver: jack, engine: engine, policy: options.policy, reopenOptions: {
+                var reopened = jack.options
+                reopened.ownLatencyFrames = chain.latencyFrames
+                return reopened
+            }, reopened: { midi?.plug(into: $0) })
+        }
         self.runner = runner
         let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: granted.sampleRate)
         self.takes = takes
@@ -85,6 +112,7 @@ public final class LiveRig {
         runner.rebuildGraph = { driver in
             engine.releaseAll()
             engine.install(try chain.compile(spec: driver.processSpec))
+            (driver as? JACKDriver)?.ownLatencyFrames = chain.latencyFrames
             // A take cannot change rate midway: the one in progress ends here, later ones use the new rate.
             if takes.sampleRate != driver.format.sampleRate {
                 takes.stop(audioHasStopped: true)
@@ -102,7 +130,8 @@ public final class LiveRig {
                 throw CommandLineError.runtime(error.description)
             }
         }
-        let extra = chain.latencyFrames > 0 ? " + chain latency \(chain.latencyFrames) frames" : ""
+        // A JACK client's summary counts Busker's own latency already.
+        let extra = chain.latencyFrames > 0 && !(runner.driver is JACKDriver) ? " + chain latency \(chain.latencyFrames) frames" : ""
         print("busker live: \(runner.driver.summary)\(extra)")
         if let notice = runner.driver.realtimeNotice { print("busker live: \(notice)") }
         if let path = takes.recorder?.path { print("busker live: recording to \(path)") }

@@ -1,10 +1,12 @@
 import ALSA
 import Foundation
+import JACK
 import Sequencing
 
 /// Every way a player reaches `busker play`, wired to the engine: the
 /// computer keyboard (always), the ALSA sequencer (`--midi auto` or
-/// `--midi CLIENT:PORT`), and a raw MIDI byte stream (`--midi-in PATH`).
+/// `--midi CLIENT:PORT`), a raw MIDI byte stream (`--midi-in PATH`), and
+/// with `--driver jack` the JACK client's `midi_in` port.
 /// Each source has its own ports, so when one goes away only its notes end.
 public final class MIDISources {
     public static let valued: Set<String> = ["midi", "midi-in"]
@@ -23,6 +25,8 @@ public final class MIDISources {
     public let keyboardPort = MIDIInputPort(name: "keyboard")
     public let sequencer: SequencerMIDIInput?
     public let raw: RawMIDIInput?
+    /// `midi_in` on the JACK client (`--driver jack`); its producer is the driver's process thread.
+    public let jack: JACKMIDIInput?
     /// All ports, for the scheduler.
     public let ports: [MIDIInputPort]
     /// Things the user should know that are not errors ("no ALSA sequencer here").
@@ -31,8 +35,9 @@ public final class MIDISources {
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.
+    ///   - jackMIDI: read the JACK client's `midi_in` too (plug `jack` into the driver).
     /// - Throws: `CommandLineError` naming the option.
-    public init(midi: String?, midiIn: String?) throws {
+    public init(midi: String?, midiIn: String?, jackMIDI: Bool = false) throws {
         var ports = [keyboardPort]
         // A raw ALSA MIDI device can be opened once: with --midi-in naming one,
         // the sequencer (which would open it too) stays off unless asked for.
@@ -69,6 +74,13 @@ public final class MIDISources {
         } else {
             raw = nil
         }
+        if jackMIDI {
+            let input = JACKMIDIInput()
+            jack = input
+            ports.append(input.port)
+        } else {
+            jack = nil
+        }
         self.ports = ports
     }
 
@@ -78,6 +90,8 @@ public final class MIDISources {
     }
 
     /// Stops the reader threads; each releases its notes on the way out.
+    /// `midi_in`'s notes end with the session (the scheduler's release on
+    /// stop): its one producer is the JACK process thread, not this one.
     public func stop() {
         sequencer?.stop()
         raw?.stop()
@@ -96,6 +110,11 @@ public final class MIDISources {
             }
         }
         if let raw { parts.append("\(raw.path) (\(raw.status.state))") }
+        if let jack {
+            let sources = jack.connectedSourceCount
+            let malformed = jack.malformedCount > 0 ? ", \(jack.malformedCount) malformed skipped" : ""
+            parts.append("\(JACKMIDIInput.portName) (\(sources == 0 ? "nothing" : "\(sources) source\(sources == 1 ? "" : "s")") connected\(malformed))")
+        }
         return parts.joined(separator: " · ")
     }
 }

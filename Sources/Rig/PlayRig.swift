@@ -1,18 +1,21 @@
 import ALSA
 import Engine
 import Foundation
+import JACK
 import Sequencing
 import Session
 
 /// `busker play`, everything but the screen: reads the song, opens the
-/// output, loads the instruments, connects the MIDI sources, makes the
+/// output (an ALSA PCM, or a JACK client with `out_L`, `out_R` and
+/// `midi_in`), loads the instruments, connects the MIDI sources, makes the
 /// session runner and starts audio and the song. A control loop
 /// (TerminalUI's `PlaySession`) then runs the session; `finish()` closes it
 /// and prints or throws the last line.
 public final class PlayRig {
     /// What `busker play` asks for.
     public struct Options {
-        public var driver: DuplexDriver.Options
+        /// ALSA playback, or a JACK client (its `midi_in` joins the MIDI sources).
+        public var driver: AudioDriverChoice
         public var settings: VoiceSettings
         public var instruments: InstrumentRig.Options
         public var recording: RecordingRequest
@@ -25,7 +28,7 @@ public final class PlayRig {
         public var limiterLookaheadMilliseconds: Float = 1
         public var policy: SessionPolicy
 
-        public init(driver: DuplexDriver.Options, settings: VoiceSettings, instruments: InstrumentRig.Options,
+        public init(driver: AudioDriverChoice, settings: VoiceSettings, instruments: InstrumentRig.Options,
                     recording: RecordingRequest, policy: SessionPolicy) {
             self.driver = driver
             self.settings = settings
@@ -53,17 +56,38 @@ public final class PlayRig {
         // Read the song before any device opens, so a bad file is one line and nothing else.
         let songPath = options.songPath
         let song = try songPath.map { try SongFile(path: $0) }
-        _ = try song?.player(sampleRate: options.driver.sampleRate)
+        // The server's rate is known once the client is open; any rate reads the file the same.
+        var checkRate = 48000
+        if case .alsa(let alsa) = options.driver { checkRate = alsa.sampleRate }
+        _ = try song?.player(sampleRate: checkRate)
         if let warning = song?.warning { printError("busker play: warning: \(warning)") }
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
         if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
-        let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn)
+        var jackOptions: JACKDriver.Options?
+        if case .jack(var jack) = options.driver {
+            // Playback and MIDI in: no audio inputs.
+            jack.inputChannels = 0
+            jack.midiInput = true
+            jackOptions = jack
+        }
+        let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn, jackMIDI: jackOptions != nil)
         self.sources = sources
         StopSignals.install(jobControl: true)
-        let driver = try DuplexDriver.openForCommand(options.driver)
-        let rate = Double(driver.granted.sampleRate)
-        let player = try song?.player(sampleRate: driver.granted.sampleRate)
+        let driver: any AudioDriver
+        switch options.driver {
+        case .alsa(let alsa):
+            driver = try DuplexDriver.openForCommand(alsa)
+        case .jack:
+            let jack = try JACKDriver.openForCommand(jackOptions!)
+            if let midi = sources.jack, !midi.plug(into: jack) {
+                jack.close()
+                throw CommandLineError.runtime("JACK client \(jack.clientName): cannot follow \(JACKMIDIInput.portName)'s connections")
+            }
+            driver = jack
+        }
+        let rate = Double(driver.format.sampleRate)
+        let player = try song?.player(sampleRate: driver.format.sampleRate)
         player?.isLooping = options.loop
         player?.tempoScale = Double(options.tempo)
         self.player = player
@@ -77,9 +101,21 @@ public final class PlayRig {
         let tap = TakeControl.makeTap(channels: 2, sampleRate: rate, midiEvents: rig.scheduler.events)
         try tap.install(atEndOf: rig.chain.graph)
         engine.install(try rig.chain.compile(spec: driver.processSpec))
-        let runner = SessionRunner(command: "play", driver: driver, engine: engine, policy: options.policy)
+        let runner: SessionRunner
+        if let jack = driver as? JACKDriver {
+            // Busker's own latency (the limiter's look-ahead), published on its ports.
+            jack.ownLatencyFrames = rig.chain.latencyFrames
+            var reopenOptions = jack.options
+            reopenOptions.ownLatencyFrames = rig.chain.latencyFrames
+            let midi = sources.jack
+            // A client opened again after a loss (--reconnect) gets midi_in read and followed too.
+            runner = SessionRunner(command: "play", driver: jack, engine: engine, policy: options.policy,
+                                   reopenOptions: { reopenOptions }, reopened: { midi?.plug(into: $0) })
+        } else {
+            runner = SessionRunner(command: "play", driver: driver as! DuplexDriver, engine: engine, policy: options.policy)
+        }
         self.runner = runner
-        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.granted.sampleRate,
+        let takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: driver.format.sampleRate,
                                 recordsMIDI: true, midiLatencyFrames: rig.chain.latencyFrames, protecting: songPath.map { [$0] } ?? [])
         self.takes = takes
         runner.rebuildGraph = { driver in
@@ -91,6 +127,7 @@ public final class PlayRig {
             }
             engine.releaseAll()
             engine.install(try rig.chain.compile(spec: driver.processSpec))
+            (driver as? JACKDriver)?.ownLatencyFrames = rig.chain.latencyFrames
         }
         sources.start()
         runner.send(.userStart)
@@ -108,6 +145,9 @@ public final class PlayRig {
         player?.play()
         print("busker play: \(runner.driver.summary); \(rig.summary)")
         for notice in sources.notices { print("busker play: \(notice)") }
+        if sources.jack != nil, let jack = runner.driver as? JACKDriver {
+            print("busker play: MIDI in on \(jack.clientName):\(JACKMIDIInput.portName) (patch a source to it: jack_connect SOURCE \(jack.clientName):\(JACKMIDIInput.portName))")
+        }
         if let notice = runner.driver.realtimeNotice { print("busker play: \(notice)") }
         if let path = takes.recorder?.path { print("busker play: recording to \(path)") }
         // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).

@@ -2,6 +2,7 @@ import ALSA
 import Engine
 import FileIO
 import Foundation
+import JACK
 import Recording
 import Session
 
@@ -10,15 +11,24 @@ import Session
 /// its status and summary lines and throws the one-line error of a take
 /// that ended early (exit 1).
 public enum RecordRig {
-    /// Records from a capture PCM until SIGINT/SIGTERM, `duration`, or the device stops.
+    /// Records from a capture PCM (or a JACK client's input ports) until
+    /// SIGINT/SIGTERM, `duration`, or the device stops.
     /// - Parameters:
-    ///   - options: the capture PCM; its playback side is the monitor (ALSA's `null` PCM for none).
-    public static func recordDevice(options: DuplexDriver.Options, request: RecordingRequest, duration: Double?) throws {
+    ///   - driver: ALSA: the capture PCM, its playback side the monitor
+    ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
+    ///     `out_L`/`out_R` carrying them for a monitor the user patches.
+    public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?) throws {
         let path = try request.resolvePath()
         StopSignals.install()
-        let driver = try DuplexDriver.openForCommand(options)
-        let granted = driver.granted
-        let captureChannels = granted.capture?.channels ?? 1
+        let driver: any AudioDriver
+        switch choice {
+        case let .alsa(options): driver = try DuplexDriver.openForCommand(options)
+        case var .jack(options):
+            options.autoConnectsOutputs = false
+            driver = try JACKDriver.openForCommand(options)
+        }
+        let granted = driver.format
+        let captureChannels = max(1, granted.inputChannels)
         let graph = AudioGraph(inputChannelCount: captureChannels)
         graph.output = graph.input
         let tap = RecordingTap(channelCount: captureChannels, sampleRate: Double(granted.sampleRate))
@@ -28,7 +38,18 @@ public enum RecordRig {
         // The same state machine as live and play: a lost or stalled device ends
         // the take (everything before it kept); it never reopens by itself here.
         // Headless: no key restarts audio, so an interruption (suspend, Ctrl-Z) ends the take too.
-        let runner = SessionRunner(command: "record", driver: driver, engine: engine, policy: SessionPolicy(headless: true))
+        let policy = SessionPolicy(headless: true)
+        let runner: SessionRunner
+        if let jack = driver as? JACKDriver {
+            runner = SessionRunner(command: "record", driver: jack, engine: engine, policy: policy) { jack.options }
+        } else {
+            runner = SessionRunner(command: "record", driver: driver as! DuplexDriver, engine: engine, policy: policy)
+        }
+        // A sound server's new buffer size: the same graph, compiled for it.
+        runner.rebuildGraph = { driver in
+            engine.releaseAll()
+            engine.install(try graph.compile(spec: driver.processSpec))
+        }
         runner.send(.userStart)
         if runner.isOver {
             // The take file was never created: with --force an old file is still there, whole.
@@ -49,7 +70,7 @@ public enum RecordRig {
             throw CommandLineError.runtime(error.description)
         }
         runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
-        print("busker record: \(granted); recording \(captureChannels) channel(s) to \(path)")
+        print("busker record: \((driver as? DuplexDriver)?.granted.description ?? driver.summary); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
         fflush(nil)
 

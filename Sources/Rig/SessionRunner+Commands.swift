@@ -1,6 +1,7 @@
 import ALSA
 import Engine
 import Foundation
+import JACK
 import Session
 
 /// The commands' side of the session runner: this process's signals, and
@@ -15,6 +16,23 @@ extension SessionRunner {
                   watcher: DeviceWatcher(configuration: options.configuration, calls: options.calls),
                   takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() },
                   reopen: { try DuplexDriver(options: options) })
+    }
+
+    /// A runner on a JACK driver that takes this process's signals, watches
+    /// for the server after a loss and opens a new client with the same
+    /// options (`reopenOptions()`, read then) when asked to; `reopened` sees
+    /// that client before it starts (JACK MIDI in plugs into it there).
+    public convenience init(command: String, driver: JACKDriver, engine: RenderEngine, policy: SessionPolicy,
+                            reopenOptions: @escaping () -> JACKDriver.Options,
+                            reopened: @escaping (JACKDriver) -> Void = { _ in }) {
+        self.init(command: command, driver: driver, engine: engine, policy: policy,
+                  watcher: JACKServerWatcher(serverName: driver.options.serverName),
+                  takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() },
+                  reopen: {
+                      let client = try JACKDriver(options: reopenOptions())
+                      reopened(client)
+                      return client
+                  })
     }
 
     /// Prints the last line (exit 0) or throws it as the one-line error (exit 1).

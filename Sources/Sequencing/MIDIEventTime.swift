@@ -12,6 +12,11 @@ public enum MIDIEventTime: Equatable, Hashable, Sendable {
     case hostNanoseconds(UInt64)
     /// An absolute frame on the engine's timeline (frames rendered since start).
     case sample(Int64)
+    /// At this frame of the cycle whose start takes it off the queue (clamped
+    /// to the cycle). Exact for a source that queues on the audio thread right
+    /// before the engine renders the cycle: JACK MIDI, whose events carry
+    /// their frame in the process cycle being run.
+    case cycleFrame(Int)
 }
 
 /// What a MIDI source can send to the engine.

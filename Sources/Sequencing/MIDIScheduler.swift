@@ -10,7 +10,9 @@ import Synchronization
 /// cycle's frames, so events keep their spacing and land one cycle after they
 /// arrived: a constant delay instead of the jitter of applying everything at
 /// the block start (the same trade JACK's MIDI makes). Events stamped with a
-/// sample time land on that exact frame; `.now` events land at frame 0.
+/// sample time land on that exact frame, events stamped with a frame of the
+/// cycle (JACK MIDI, queued on the audio thread just before this cycle) on
+/// that frame of this cycle, and `.now` events at frame 0.
 ///
 /// Every source has its own `HeldNotes`: when a source asks for a release (it
 /// stopped, disconnected or was lost) exactly its notes get note-offs. A
@@ -178,6 +180,8 @@ public final class MIDIScheduler: RenderCycleObserver, @unchecked Sendable {
         switch time {
         case .now:
             return 0
+        case .cycleFrame(let frame):
+            return min(max(0, frame), frameCount - 1)
         case .sample(let frame):
             if frame >= cycleStart + Int64(frameCount) { return nil }
             return Int(max(0, frame - cycleStart))

@@ -89,18 +89,15 @@ public struct SessionStateMachine: Sendable {
         case let .xrunStorm(count, seconds, period):
             (.running(micLive: micLive), [.tell(stormMessage(count: count, seconds: seconds, period: period))])
         case let .formatChanged(format):
-            // The device changed under us: rebuild for it, and start again
-            // only as an interruption would (same route, mic live, asked for).
-            if policy.autoResume && micLive {
-                (.recovering(micLive: micLive),
-                 [.stopAudio, .allNotesOff, .rebuildGraph(format), .tell("the device now runs at \(format); rebuilt for it, restarting on \(route) (--auto-resume)"),
-                  .startAudio(route)])
-            } else if policy.headless {
-                end(.interrupted(.formatChanged))
-            } else {
-                (.interrupted(.formatChanged, micLive: micLive),
-                 [.stopAudio, .allNotesOff, .rebuildGraph(format), .tell("the device now runs at \(format); rebuilt for it, press space to start again")])
-            }
+            // A sound server's client told of a new buffer size or rate while
+            // audio runs (ALSA PCMs report none: a PCM keeps its format while
+            // open). The route and the mic are as they were and the server
+            // never stopped: rebuild for the new format and go on at once,
+            // whatever the policy (a JACK user changes the buffer size while
+            // playing).
+            (.recovering(micLive: micLive),
+             [.stopAudio, .allNotesOff, .rebuildGraph(format), .tell("the device now runs at \(format); rebuilt for it, going on"),
+              .startAudio(route)])
         default:
             running(micLive: micLive, event) ?? (.running(micLive: micLive), [])
         }
@@ -274,7 +271,9 @@ public struct SessionStateMachine: Sendable {
     }
 
     private func stormMessage(count: Int, seconds: Int, period: Int) -> String {
-        "xrun storm: \(count) xruns in \(seconds) s; this machine cannot keep up with \(period)-frame periods, try --period \(period * 2)"
+        // A JACK client's route is its server (`jack:NAME`): the server sets the period, not --period.
+        let fix = route.output.hasPrefix("jack:") ? "a larger JACK buffer (jack_bufsize \(period * 2))" : "--period \(period * 2)"
+        return "xrun storm: \(count) xruns in \(seconds) s; this machine cannot keep up with \(period)-frame periods, try \(fix)"
     }
 }
 

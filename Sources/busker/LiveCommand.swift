@@ -5,13 +5,14 @@ import Rig
 import Session
 import TerminalUI
 
-/// `busker live`: the live chain, one channel strip per mic or instrument input. On ALSA devices it runs in real time
+/// `busker live`: the live chain, one channel strip per mic or instrument input. On ALSA devices or as a JACK client it runs in real time
 /// with a terminal UI (or headless): `LiveRig` opens and starts it,
 /// `LiveSession` runs it. With `file:` endpoints it runs offline over a file
 /// as fast as the machine allows, with the same graph.
 enum LiveCommand {
     static let help = """
     usage: busker live [--device PCM | --input PCM --output PCM] [options]
+           busker live --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
     Each capture channel in use is a channel strip: input gain → high-pass →
@@ -32,7 +33,12 @@ enum LiveCommand {
                              mute, gate, compressor, voice-processing.
                              Example: --inputs 1,2 --strip 1:pan=-0.5 --strip 2:pan=0.5,reverb=0
 
-    devices (ALSA PCM names, as in aplay -D; see busker devices):
+    driver (the start-up line says which runs, and why):
+    \(AudioDriverChoice.help)
+                             With JACK, each strip input is a port (--inputs 1,2: in_1, in_2),
+                             and midi_in takes MIDI control beside --midi and --midi-in.
+
+    ALSA devices (PCM names, as in aplay -D; see busker devices):
       --device PCM           capture and playback on one PCM (default: default)
       --input PCM            capture PCM, or file:PATH to read an audio file
       --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
@@ -96,7 +102,7 @@ enum LiveCommand {
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
         let args = try ArgumentScanner(arguments,
-            valued: LiveSettings.valuedOptions.union(["input", "output", "device", "rate", "period", "periods", "periods-ahead",
+            valued: LiveSettings.valuedOptions.union(["driver", "name", "connect", "input", "output", "device", "rate", "period", "periods", "periods-ahead",
                                                       "format", "limiter-lookahead", "preset"]).union(LiveMIDIControl.valued),
             flags: LiveSettings.flagOptions.union(["help", "no-tui", "auto-resume", "reconnect"]))
         if args.has("help") {
@@ -110,6 +116,9 @@ enum LiveCommand {
         let inputIsFile = input?.hasPrefix("file:") ?? false
         let outputIsFile = output?.hasPrefix("file:") ?? false
         if inputIsFile || outputIsFile {
+            if let driver = args.string("driver"), driver != "alsa" {
+                throw CommandLineError.usage("file: endpoints run offline, without --driver \(driver)")
+            }
             guard let input, let output, inputIsFile, outputIsFile, args.string("device") == nil else {
                 throw CommandLineError.usage("file: endpoints go together: --input file:IN.wav --output file:OUT.wav")
             }
@@ -142,30 +151,38 @@ enum LiveCommand {
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
     }
 
-    /// The live mic on ALSA devices until q, a signal or a device problem.
+    /// The live mic on ALSA devices or as a JACK client until q, a signal or a device problem.
     /// Exit status 1 when the device stopped us.
     private static func runOnDevices(args: ArgumentScanner, start: LiveStart, recording: RecordingRequest) throws {
         let settings = start.settings
-        var driver: DuplexDriver.Options
-        if let device = args.string("device") {
-            guard args.string("input") == nil, args.string("output") == nil else {
-                throw CommandLineError.usage("use --device for both directions, or --input and --output, not both")
+        let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: settings.strips.flatMap(\.channels).max() ?? 1) {
+            var driver: DuplexDriver.Options
+            if let device = args.string("device") {
+                guard args.string("input") == nil, args.string("output") == nil else {
+                    throw CommandLineError.usage("use --device for both directions, or --input and --output, not both")
+                }
+                driver = DuplexDriver.Options(device: device)
+            } else {
+                driver = DuplexDriver.Options(capture: args.string("input") ?? "default", playback: args.string("output") ?? "default")
             }
-            driver = DuplexDriver.Options(device: device)
-        } else {
-            driver = DuplexDriver.Options(capture: args.string("input") ?? "default", playback: args.string("output") ?? "default")
+            driver.periodFrames = try args.int("period", in: 1...8192) ?? 64
+            driver.periodCount = try args.int("periods", in: 2...16) ?? 2
+            driver.periodsAhead = try args.int("periods-ahead", in: 0...15) ?? 1
+            driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+            return driver
         }
-        driver.periodFrames = try args.int("period", in: 1...8192) ?? 64
-        driver.periodCount = try args.int("periods", in: 2...16) ?? 2
-        driver.periodsAhead = try args.int("periods-ahead", in: 0...15) ?? 1
-        driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-        let options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
+        var options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
                                       limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
+        // With JACK, the client's midi_in is a MIDI control source too.
+        var onJACK = false
+        if case .jack = driver { onJACK = true }
         // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), map: start.midiMap)
+        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
+        options.jackMIDI = midi.sources.jack
         for notice in midi.notices { print("busker live: \(notice)") }
+        print("busker live: \(why)")
         let rig = try LiveRig(options: options)
         if rig.audioStarted {
             let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)

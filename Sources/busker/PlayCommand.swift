@@ -5,15 +5,17 @@ import Session
 import TerminalUI
 
 /// `busker play`: the sampler and the drum kit played live over MIDI (and
-/// from the computer keyboard), or a MIDI file, to an ALSA output:
+/// from the computer keyboard), or a MIDI file, to an ALSA output or as a
+/// JACK client:
 /// `PlayRig` opens and starts it, `PlaySession` runs it.
 enum PlayCommand {
     static let help = """
     usage: busker play [SONG.mid] [options]
+           busker play [SONG.mid] --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
 
     Plays the piano (or any General MIDI instrument of a SoundFont) on every
     MIDI channel but 10 and the drum kit on channel 10, through the tone
-    controls, reverb and a limiter (−1 dBFS), to an ALSA output. With no
+    controls, reverb and a limiter (−1 dBFS), to an ALSA output or JACK. With no
     MIDI hardware the computer keyboard plays: two octaves on the letter rows,
     drum pads on the number row; the screen shows which key plays what.
     Esc quits.
@@ -30,6 +32,13 @@ enum PlayCommand {
     \(RecordingRequest.sessionHelp)
       (busker play also writes the performance as a MIDI file next to the take: TAKE.mid)
       --format FMT           the same as --record-format
+
+    driver (the start-up line says which runs, and why):
+    \(AudioDriverChoice.help)
+                             With JACK, busker play has out_L, out_R and midi_in: each event
+                             sent to midi_in plays on its own frame of the cycle; --midi
+                             sources play beside it. Patch MIDI with --connect
+                             midi_in=CLIENT:PORT (with out_L=…,out_R=…) or jack_connect.
 
     output:
       --output PCM           ALSA playback PCM (default: default; see busker devices)
@@ -52,7 +61,7 @@ enum PlayCommand {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format", "format"])
         let args = try ArgumentScanner(arguments,
             valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
-                "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
+                "driver", "name", "connect", "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
                 "bass", "treble", "boost", "reverb", "room", "volume"]),
             flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop", "auto-resume", "reconnect"]))
         if args.has("help") {
@@ -63,10 +72,13 @@ enum PlayCommand {
         var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.5 }
         let instruments = try InstrumentRig.Options(args: args)
-        var driver = DuplexDriver.Options(playback: args.string("output") ?? "default")
-        driver.periodFrames = try args.int("period", in: 16...8192) ?? 128
-        driver.periodCount = try args.int("periods", in: 2...16) ?? 2
-        driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+        let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: 0) {
+            var driver = DuplexDriver.Options(playback: args.string("output") ?? "default")
+            driver.periodFrames = try args.int("period", in: 16...8192) ?? 128
+            driver.periodCount = try args.int("periods", in: 2...16) ?? 2
+            driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
+            return driver
+        }
         var options = PlayRig.Options(driver: driver, settings: settings, instruments: instruments, recording: recording,
                                       policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
         options.tempo = try args.tempoScale()
@@ -80,6 +92,7 @@ enum PlayCommand {
             throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
         }
 
+        print("busker play: \(why)")
         let rig = try PlayRig(options: options)
         if rig.audioStarted {
             let session = PlaySession(rig: rig.rig, sources: rig.sources, runner: rig.runner, player: rig.player,

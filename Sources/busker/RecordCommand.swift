@@ -4,7 +4,8 @@ import Recording
 import Rig
 
 /// `busker record [PATH]`: an input, as it is (no processing), to a file:
-/// an ALSA capture PCM in real time, or an audio file offline (`RecordRig`).
+/// an ALSA capture PCM or a JACK client's ports in real time, or an audio
+/// file offline (`RecordRig`).
 enum RecordCommand {
     static let help = """
     usage: busker record [PATH] [options]
@@ -24,6 +25,9 @@ enum RecordCommand {
     PATH.log, with the xruns; no log means nothing was lost.
 
     options:
+    \(AudioDriverChoice.help)
+                             With JACK: --channels N ports in_1…in_N (default 2) are
+                             recorded; out_L/out_R carry them, unpatched, for a monitor.
       --input PCM            capture PCM (default: default; see busker devices),
                              or file:IN.wav to record an audio file offline
       --output PCM           listen on this playback PCM while recording (default: none)
@@ -41,7 +45,7 @@ enum RecordCommand {
 
     static func run(_ arguments: [String]) throws {
         let args = try ArgumentScanner(arguments,
-            valued: ["input", "output", "duration", "format", "channels", "rate", "period", "periods"],
+            valued: ["driver", "name", "connect", "input", "output", "duration", "format", "channels", "rate", "period", "periods"],
             flags: ["help", "force", "no-tui"])
         if args.has("help") {
             print(help)
@@ -64,13 +68,17 @@ enum RecordCommand {
             guard args.string("output") == nil else { throw CommandLineError.usage("--output is for recording from a device") }
             try RecordRig.recordFile(String(input.dropFirst(5)), request: request, duration: duration, channels: channels, rate: rate)
         } else {
-            // Without a monitor, playback goes to ALSA's null PCM: the capture device sets the pace.
-            var options = DuplexDriver.Options(capture: input, playback: args.string("output") ?? "null")
-            options.periodFrames = try args.int("period", in: 16...8192) ?? 256
-            options.periodCount = try args.int("periods", in: 2...16) ?? 2
-            options.sampleRate = rate ?? 48000
-            options.captureChannels = channels
-            try RecordRig.recordDevice(options: options, request: request, duration: duration)
+            let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: channels ?? 2) {
+                // Without a monitor, playback goes to ALSA's null PCM: the capture device sets the pace.
+                var options = DuplexDriver.Options(capture: input, playback: args.string("output") ?? "null")
+                options.periodFrames = try args.int("period", in: 16...8192) ?? 256
+                options.periodCount = try args.int("periods", in: 2...16) ?? 2
+                options.sampleRate = rate ?? 48000
+                options.captureChannels = channels
+                return options
+            }
+            print("busker record: \(why)")
+            try RecordRig.recordDevice(driver: driver, request: request, duration: duration)
         }
     }
 }

@@ -71,6 +71,22 @@ final class MIDISchedulerTests: XCTestCase {
         XCTAssertEqual(collect(scheduler.events), [ScheduledMIDIEvent(offset: 32, message: .noteOn(channel: 0, note: 4, velocity: 1))])
     }
 
+    func testCycleFrameStampsLandOnThatFrameOfTheCycleThatTakesThem() {
+        let port = MIDIInputPort(name: "jack")
+        let scheduler = MIDIScheduler(ports: [port])
+        scheduler.beginCycle(sampleTime: 0, frameCount: 64, sampleRate: rate, hostTime: 1)
+        // Queued just before the cycle at 64 renders, as JACK MIDI in does.
+        port.send(.noteOn(channel: 0, note: 1, velocity: 1), at: .cycleFrame(0))
+        port.send(.noteOn(channel: 0, note: 2, velocity: 1), at: .cycleFrame(37))
+        port.send(.noteOn(channel: 0, note: 3, velocity: 1), at: .cycleFrame(63))
+        port.send(.noteOn(channel: 0, note: 4, velocity: 1), at: .cycleFrame(500))  // past the cycle: its last frame
+        scheduler.beginCycle(sampleTime: 64, frameCount: 64, sampleRate: rate, hostTime: 2)
+        XCTAssertEqual(collect(scheduler.events).map(\.offset), [0, 37, 63, 63])
+        XCTAssertEqual(collect(scheduler.events).map(\.message), (1...4).map { .noteOn(channel: 0, note: UInt8($0), velocity: 1) })
+        scheduler.beginCycle(sampleTime: 128, frameCount: 64, sampleRate: rate, hostTime: 3)
+        XCTAssertEqual(scheduler.events.count, 0)
+    }
+
     func testHostTimeStampsKeepTheirSpacingOneCycleLater() {
         let port = MIDIInputPort(name: "live")
         let scheduler = MIDIScheduler(ports: [port])

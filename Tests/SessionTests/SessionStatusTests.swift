@@ -8,6 +8,18 @@ final class SessionStatusTests: XCTestCase {
         XCTAssertFalse(policy.reconnect)
     }
 
+    /// An xrun storm's advice fits the driver: --period on ALSA, the server's buffer on JACK.
+    func testAnXrunStormSuggestsWhatSetsThePeriod() {
+        func advice(_ route: DeviceRoute) -> String {
+            let machine = SessionStateMachine(route: route, policy: SessionPolicy())
+            let (_, effects) = machine.transition(from: .running(micLive: true), on: .xrunStorm(count: 8, seconds: 5, period: 64))
+            for case let .tell(text) in effects { return text }
+            return ""
+        }
+        XCTAssertTrue(advice(DeviceRoute(input: "hw:1", output: "hw:1")).hasSuffix("try --period 128"))
+        XCTAssertTrue(advice(DeviceRoute(input: "jack:default", output: "jack:default")).hasSuffix("try a larger JACK buffer (jack_bufsize 128)"))
+    }
+
     func testExitStatusSaysWhoStoppedIt() {
         XCTAssertEqual(SessionState.stopped(.user).exitStatus, 0)
         XCTAssertEqual(SessionState.stopped(.signal(.interrupt)).exitStatus, 0)

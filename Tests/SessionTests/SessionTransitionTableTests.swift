@@ -73,7 +73,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.running(micLive: m), [.tell("a device appeared: busker_out")]),
             .deviceAppeared("hw:9,0"): .to(.running(micLive: m), [.tell("a device appeared: hw:9,0; Busker stays on busker_in → busker_out")]),
-            .formatChanged(f): .to(.interrupted(.formatChanged, micLive: m), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("44100 Hz")]),
+            .formatChanged(f): .to(.recovering(micLive: m), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("44100 Hz"), .startAudio(route)]),
             .serverRestarted: .to(.running(micLive: m), [.tell("restarted")]),
             .songEnded: .to(.stopped(.songEnded), [.drainAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 0)]),
             .signal(.interrupt): .ended(.signal(.interrupt)),
@@ -253,7 +253,6 @@ final class SessionTransitionTableTests: XCTestCase {
                 .suspended: resume,
                 .stalled(milliseconds: 1000): stallWait,
                 .deviceLost(Fixture.lostText): lostWait,
-                .formatChanged(f): .to(.recovering(micLive: true), [.stopAudio, .allNotesOff, .rebuildGraph(f), .tell("--auto-resume"), .startAudio(route)]),
             ],
             // A muted mic is not brought back by itself; a lost device is still waited for.
             .running(micLive: false): [
@@ -337,11 +336,10 @@ final class SessionTransitionTableTests: XCTestCase {
     /// other pair is as under the default policy.
     private func headlessChanges() -> [SessionState: Table] {
         let suspendedEnd = Expected.ended(.interrupted(.suspended))
-        let formatEnd = Expected.ended(.interrupted(.formatChanged))
         return [
             .starting: [.suspended: suspendedEnd],
-            .running(micLive: true): [.suspended: suspendedEnd, .formatChanged(f): formatEnd],
-            .running(micLive: false): [.suspended: suspendedEnd, .formatChanged(f): formatEnd],
+            .running(micLive: true): [.suspended: suspendedEnd],
+            .running(micLive: false): [.suspended: suspendedEnd],
             .recovering(micLive: true): [
                 .suspended: suspendedEnd,
                 // The holder is still named before the end.
@@ -378,7 +376,7 @@ final class SessionTransitionTableTests: XCTestCase {
         let machine = SessionStateMachine(route: route, policy: policy)
         let exceptions: [SessionState: Table] = [
             .recovering(micLive: true): [.suspended: .ended(.interrupted(.suspended))],
-            .running(micLive: false): [.suspended: .ended(.interrupted(.suspended)), .formatChanged(f): .ended(.interrupted(.formatChanged))],
+            .running(micLive: false): [.suspended: .ended(.interrupted(.suspended))],
         ]
         for (state, _) in defaultTables() {
             for event in Fixture.events {
