@@ -2,17 +2,22 @@
 ///
 /// Hydrogen's own MIDI input plays instrument *i* of the list from note
 /// 36 + *i*, and many kits are ordered so that this is the General MIDI drum
-/// map; others are not (an open hi-hat at 36 + 11, a ride at 36 + 13). So
-/// that a GM file and a GM drum pad play a kit as they would the shipped
-/// one, notes are given in this order, each note to one instrument only:
+/// map; others are not (an open hi-hat at 36 + 11, a crash at 36 + 18). So
+/// that a GM file and a GM drum pad play a drum kit as they would the
+/// shipped one, the instruments' names choose their notes when the kit is a
+/// drum kit in GM's sense: one instrument of each kind, so that at most a
+/// quarter of the instruments whose names say a GM drum find every GM note
+/// they could take already taken (`followsNames`). A kit of variations
+/// (twelve kicks, five djembes) keeps its own order.
 ///
+/// Notes are given in this order, each note to one instrument only:
 /// 1. the kit's `<midiInNote>`, when it has one (its author's mapping);
-/// 2. the General MIDI note the instrument's name says ("Kick" 36,
-///    "Hat Closed" 42, "Tom Floor" 41, "Ride Bell" 53, … `gmNotes(name:)`),
-///    or, when another instrument has it, the name's second GM note (a
-///    second crash 57, a second ride 59);
+/// 2. when the kit follows names: the GM note the instrument's name says
+///    ("Kick" 36, "Hat Closed" 42, "Tom Floor" 41, "Ride Bell" 53, …
+///    `gmNotes(name:)`), or, when an earlier instrument has it, the name's
+///    second GM note (a second crash 57, a second ride 59);
 /// 3. Hydrogen's 36 + position, to instruments that have no note yet;
-/// 4. the name's other GM notes, as extra notes (35 for a kick, 40 for a snare…);
+/// 4. the name's other GM notes, where free, as extra notes (35 for a kick…);
 /// 5. an instrument still without a note gets the lowest free one from 36 up
 ///    (then below 36).
 ///
@@ -32,17 +37,16 @@ public enum HydrogenNoteMap {
         for (index, instrument) in instruments.enumerated() {
             if let note = instrument.midiInNote { give(note, to: index) }
         }
-        for index in instruments.indices where notes[index].isEmpty {
-            if let note = named[index].first { give(note, to: index) }
-        }
-        for index in instruments.indices where notes[index].isEmpty {
-            if let note = named[index].dropFirst().first(where: { owner[$0] < 0 }) { give(note, to: index) }
+        if followsNames(instruments) {
+            for index in instruments.indices where notes[index].isEmpty {
+                if let note = named[index].first(where: { owner[$0] < 0 }) { give(note, to: index) }
+            }
         }
         for (index, instrument) in instruments.enumerated() where notes[index].isEmpty {
             give(36 + instrument.position, to: index)
         }
         for index in instruments.indices {
-            for note in named[index].dropFirst() { give(note, to: index) }
+            for note in named[index] { give(note, to: index) }
         }
         for index in instruments.indices where notes[index].isEmpty {
             if let free = (Array(36...127) + Array((0..<36).reversed())).first(where: { owner[$0] < 0 }) {
@@ -50,6 +54,21 @@ public enum HydrogenNoteMap {
             }
         }
         return notes
+    }
+
+    /// Whether the instruments' names choose their notes: some name says a GM
+    /// drum, and at most a quarter of those that do find all their GM notes
+    /// taken by earlier instruments.
+    public static func followsNames(_ instruments: [HydrogenInstrument]) -> Bool {
+        var taken = Set(instruments.compactMap(\.midiInNote))
+        var namedCount = 0, crowded = 0
+        for instrument in instruments {
+            let candidates = gmNotes(name: instrument.name)
+            guard !candidates.isEmpty, instrument.midiInNote == nil else { continue }
+            namedCount += 1
+            if let note = candidates.first(where: { !taken.contains($0) }) { taken.insert(note) } else { crowded += 1 }
+        }
+        return namedCount > 0 && crowded * 4 <= namedCount
     }
 
     /// The General MIDI percussion notes an instrument's name describes, the

@@ -68,14 +68,14 @@ enum KitsCommand {
             return manifest.pads.map { pad in
                 let samples = pad.layers.reduce(0) { $0 + $1.samples.count }
                 return PadLine(notes: pad.allNotes.map { UInt8($0) }, name: pad.name,
-                               detail: "\(pad.layers.count) layers, \(samples) samples" + (pad.chokeGroup.map { ", choke group \($0)" } ?? ""))
+                               detail: counted(pad.layers.count, "layer") + ", " + counted(samples, "sample") + (pad.chokeGroup.map { ", choke group \($0)" } ?? ""))
             }
         case let .hydrogen(folder):
             let kit = try HydrogenKit.load(folder: folder)
             let notes = HydrogenNoteMap.notes(for: kit.instruments)
             return zip(kit.instruments, notes).filter { !$0.0.layers.isEmpty }.map { instrument, notes in
                 PadLine(notes: notes, name: instrument.name,
-                        detail: "\(instrument.layers.count) layers" + (instrument.muteGroup.map { ", mute group \($0)" } ?? ""))
+                        detail: counted(instrument.layers.count, "layer") + (instrument.muteGroup.map { ", mute group \($0)" } ?? ""))
             }
         }
     }
@@ -86,6 +86,8 @@ enum KitsCommand {
         if case let .hydrogen(folder) = reference, let kit = try? HydrogenKit.load(folder: folder) {
             print("\(kit.name) (Hydrogen kit, \(folder))")
             if let author = kit.author, !author.isEmpty { print("by \(author)" + (kit.license.map { "; licence: \($0)" } ?? "")) }
+            print(HydrogenNoteMap.followsNames(kit.instruments)
+                  ? "notes: General MIDI, chosen by the instruments' names" : "notes: the kit's order, 36 + position (Hydrogen's)")
             for issue in kit.issues { print("  warning: \(HydrogenKit.fileName) line \(issue.line): \(issue.reason); \(issue.action)") }
         } else {
             print("\(reference.path) (Busker kit)")
@@ -95,6 +97,8 @@ enum KitsCommand {
             print("  \(notes.padding(toLength: max(7, notes.count), withPad: " ", startingAt: 0)) \(pad.name) (\(pad.detail))")
         }
     }
+
+    static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     /// Joins `items` with " · " into lines of at most 100 columns.
     static func wrap(_ items: [String], indent: String) -> String {

@@ -70,15 +70,26 @@ final class HydrogenKitReadingTests: XCTestCase {
         var instruments = names.enumerated().map { HydrogenInstrument(id: $0.offset, name: $0.element, layers: [HydrogenLayer(file: "x.wav")], position: $0.offset) }
         instruments[15].midiInNote = 42
         let notes = HydrogenNoteMap.notes(for: instruments)
+        // One name of twelve finds its GM notes taken (Hat Closed's 42): the names choose.
+        XCTAssertTrue(HydrogenNoteMap.followsNames(instruments))
         // 1. <midiInNote>: Explicit 42. 2. Names: Kick 36 … Hat Open 46, Ride 51 (Hat Closed's 42 is taken).
         // 3. 36 + position to those without: Whatever 50 (Hat Closed's 42, Semi-Open's 46 and Swish's 48 are taken).
-        // 4. Second GM notes: 35, 43, 47, 59 (40 and 50 are taken). 5. The lowest free notes: 49, 52, 53.
+        // 4. Other GM notes where free: 35, 43, 47, 59 (40 and 50 are taken). 5. The lowest free notes: 49, 52, 53.
         let expected: [[UInt8]] = [[36, 35], [37], [38], [39], [40], [41, 43], [49], [45, 47], [44],
                                    [48], [52], [46], [53], [51, 59], [50], [42]]
         XCTAssertEqual(notes, expected)
         let all = notes.flatMap { $0 }
         XCTAssertEqual(all.count, Set(all).count, "a note plays one instrument")
         XCTAssertFalse(notes.contains { $0.isEmpty }, "every instrument has a note")
+    }
+
+    /// A kit of variations (six kicks) keeps Hydrogen's order, 36 + position;
+    /// names only add free notes (35 to the first kick).
+    func testAKitOfVariationsKeepsItsOrder() {
+        let names = ["Kick 1", "Kick 2", "Kick 3", "Kick 4", "Kick 5", "Kick 6", "Snare 1", "Snare 2", "Clap"]
+        let instruments = names.enumerated().map { HydrogenInstrument(id: $0.offset, name: $0.element, layers: [HydrogenLayer(file: "x.wav")], position: $0.offset) }
+        XCTAssertFalse(HydrogenNoteMap.followsNames(instruments), "four kicks of six find 36 and 35 taken")
+        XCTAssertEqual(HydrogenNoteMap.notes(for: instruments), [[36, 35], [37], [38], [39], [40], [41], [42], [43], [44]])
     }
 
     // MARK: Where kits are found

@@ -69,6 +69,23 @@ final class HydrogenKitTests: XCTestCase {
         print("hydrogen kits: " + report.joined(separator: "; "))
     }
 
+    /// The Black Pearl orders its hats and cymbals unlike General MIDI (its
+    /// open hat is instrument 11, Hydrogen's note 47); its names put them on
+    /// their GM notes, and the instruments without a GM name keep a note of their own.
+    func testGeneralMIDINotesReachTheBlackPearlsDrumsByName() throws {
+        let kit = try HydrogenKit.load(folder: try Self.kit("The Black Pearl 1.0"))
+        XCTAssertTrue(HydrogenNoteMap.followsNames(kit.instruments))
+        let notes = HydrogenNoteMap.notes(for: kit.instruments)
+        var player: [UInt8: String] = [:]
+        for (instrument, its) in zip(kit.instruments, notes) { for note in its { player[note] = instrument.name } }
+        let expected: [UInt8: String] = [36: "Pearl Kick", 37: "Pearl Side Stick", 38: "Pearl Snare", 39: "Hand Clap",
+                                         41: "Pearl Tom Floor", 42: "Sabian Hat Closed", 44: "Sabian Hat Pedal",
+                                         46: "Sabian Hat Open", 49: "Sabian Crash", 51: "Paiste Ride", 53: "Paiste Bell",
+                                         55: "Zildjian Splash", 56: "Cowbell"]
+        for (note, name) in expected { XCTAssertEqual(player[note], name, "note \(note)") }
+        XCTAssertFalse(notes.contains { $0.isEmpty }, "every instrument has a note")
+    }
+
     /// Millo_MultiLayered3's kick has four layers, [0, 0.3248], [0.3034,
     /// 0.6752], … (overlapping); Hydrogen plays the first that holds
     /// velocity/127. Two velocities in one layer render the same waveform
@@ -115,8 +132,9 @@ final class HydrogenKitTests: XCTestCase {
         let closed = try XCTUnwrap(kit.pads.first { $0.name == "VariBreaks Hat 1 Cl" })
         XCTAssertEqual(open.chokeGroup, "mute group 0")
         XCTAssertEqual(closed.chokeGroup, "mute group 0")
-        XCTAssertEqual(open.note, 46, "the open hat's name gives it GM note 46")
-        XCTAssertEqual(closed.note, 42)
+        // Sixteen variations (three kicks, three snares, four hats): the kit keeps Hydrogen's 36 + position.
+        XCTAssertEqual(open.note, 36 + 11)
+        XCTAssertEqual(closed.note, 36 + 9)
         let choke = 9600, after = choke + 144
         func render(_ hits: [(UInt8, Int)]) throws -> [Float] {
             let harness = DrumRenderHarness(kit: try DrumKit.load(hydrogenKitAt: folder, sampleRate: 48_000))
