@@ -1,3 +1,4 @@
+import FileIO
 import Foundation
 import InstrumentTestSupport
 import Instruments
@@ -201,5 +202,53 @@ final class HydrogenKitReadingTests: XCTestCase {
         XCTAssertTrue(missing.hasPrefix("drum kit '\(path)': no sample could be loaded: "), missing)
         XCTAssertTrue(missing.contains("gone.wav"), missing)
         XCTAssertFalse(missing.contains("\n"))
+    }
+
+    // MARK: Gain, pan, pitch
+
+    /// A kit written here on a known tone (0.4 × sin, 300 Hz, 0.2 s): the pad
+    /// gain is volume × gain (0.8 × 0.5), the layer's gain multiplies it (×1.5),
+    /// pan_L 1, pan_R 0.5 is pan −0.5 (constant power: cos and sin of 3π/16),
+    /// and a layer pitched +12 semitones plays an octave up, in half the time.
+    func testGainPanAndPitchFollowTheKit() throws {
+        let folder = work.appendingPathComponent("Tone Kit")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let tone = (0..<9600).map { Float(0.4 * sin(2 * Double.pi * 300 * Double($0) / 48_000)) }
+        let writer = try SoundFileWriter(path: folder.appendingPathComponent("tone.wav").path, sampleRate: 48_000, channelCount: 1, sampleFormat: .f32)
+        try writer.write(interleaved: tone)
+        try writer.close()
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <drumkit_info><name>Tone Kit</name><instrumentList>
+          <instrument><id>0</id><name>Kick</name><volume>0.8</volume><gain>0.5</gain><pan_L>1</pan_L><pan_R>0.5</pan_R>
+            <layer><filename>tone.wav</filename><min>0</min><max>1</max><gain>1.5</gain><pitch>0</pitch></layer></instrument>
+          <instrument><id>1</id><name>Up</name><volume>1</volume>
+            <layer><filename>tone.wav</filename><min>0</min><max>1</max><gain>1</gain><pitch>12</pitch></layer></instrument>
+        </instrumentList></drumkit_info>
+        """
+        try xml.write(to: folder.appendingPathComponent("drumkit.xml"), atomically: true, encoding: .utf8)
+        let kit = try DrumKit.load(hydrogenKitAt: folder.path, sampleRate: 48_000)
+        XCTAssertEqual(kit.problems, [])
+        XCTAssertEqual(kit.pads.map(\.name), ["Kick", "Up"])
+        XCTAssertEqual(kit.pads[0].pan, -0.5, accuracy: 1e-12)
+        XCTAssertEqual(kit.pads[0].gainDB, 20 * log10(0.4), accuracy: 1e-9)
+
+        let harness = DrumRenderHarness(kit: kit)
+        harness.send(.noteOn(channel: 9, note: 36, velocity: 127), at: 0)
+        let out = harness.render(frames: 9600)
+        let angle = 0.5 * Double.pi / 4
+        XCTAssertEqual(Double(out.left.map(abs).max()!), 0.4 * 0.4 * 1.5 * cos(angle), accuracy: 1e-4)
+        XCTAssertEqual(Double(out.right.map(abs).max()!), 0.4 * 0.4 * 1.5 * sin(angle), accuracy: 1e-4)
+
+        let up = try XCTUnwrap(kit.pads.first { $0.name == "Up" })
+        let pitched = DrumRenderHarness(kit: try DrumKit.load(hydrogenKitAt: folder.path, sampleRate: 48_000))
+        pitched.send(.noteOn(channel: 9, note: up.note, velocity: 127), at: 0)
+        let left = pitched.render(frames: 9600).left
+        let last = try XCTUnwrap(left.lastIndex { abs($0) > 1e-4 })
+        XCTAssertEqual(Double(last), 4800, accuracy: 48, "half the length (within 1 ms)")
+        // Upward zero crossings over the first 4000 frames: 600 Hz gives 50.
+        var crossings = 0
+        for t in 1..<4000 where left[t - 1] < 0 && left[t] >= 0 { crossings += 1 }
+        XCTAssertEqual(crossings, 50, accuracy: 1, "an octave up: 600 Hz")
     }
 }
