@@ -31,8 +31,7 @@ extension DrumKit {
         precondition(sampleRate > 0, "sample rate must be positive")
         let folder = URL(fileURLWithPath: manifestPath).deletingLastPathComponent()
         let rate = Int(sampleRate.rounded())
-        var buffers: [DrumSampleBuffer] = []
-        var decoded: [String: Result<Int, AudioFileError>] = [:]
+        var decoder = DrumSampleDecoder(sampleRate: rate)
         var plans: [DrumPadPlan] = []
         var problems: [DrumKitProblem] = []
 
@@ -45,19 +44,7 @@ extension DrumKit {
                 var layerFailures: [(file: String, error: String)] = []
                 for file in layer.samples {
                     let path = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
-                    let result: Result<Int, AudioFileError>
-                    if let known = decoded[path] {
-                        result = known
-                    } else {
-                        do {
-                            buffers.append(try DrumSampleBuffer(path: path, sampleRate: rate))
-                            result = .success(buffers.count - 1)
-                        } catch {
-                            result = .failure(error)
-                        }
-                        decoded[path] = result
-                    }
-                    switch result {
+                    switch decoder.buffer(path: path) {
                     case let .success(index): indices.append(index)
                     case let .failure(error): layerFailures.append((path, error.description))
                     }
@@ -89,6 +76,6 @@ extension DrumKit {
         }
         guard !plans.isEmpty else { throw .nothingLoaded(manifestPath: manifestPath, problems: problems) }
         return DrumKit(name: manifest.name, manifestPath: manifestPath, sampleRate: sampleRate,
-                       sampleBuffers: buffers, plans: plans, problems: problems)
+                       sampleBuffers: decoder.buffers, plans: plans, problems: problems)
     }
 }

@@ -9,7 +9,7 @@ extension DrumKit {
     /// chokes the other pads of its choke group.
     ///
     /// Velocity sets the layer (by the manifest's ranges) and the gain,
-    /// (velocity/127)²: the SoundFont default velocity-to-attenuation curve
+    /// (velocity/127)² times the layer's own gain: the SoundFont default velocity-to-attenuation curve
     /// (40·log10(v/127) dB: −12 dB at 64, −40 dB at 13), so the drums answer
     /// a keyboard's touch the way the FluidSynth sampler beside them does.
     ///
@@ -39,7 +39,7 @@ extension DrumKit {
 
         let slot = takeVoice(padIndex: padIndex)
         let level = Float(velocity & 0x7F) / 127
-        let gain = level * level
+        let gain = level * level * layer.gain
         voices[slot] = DrumVoice(
             isActive: true, left: sample.left, right: sample.right, frameCount: sample.frameCount, position: 0,
             gainLeft: pad.gainLeft * gain, gainRight: pad.gainRight * gain,

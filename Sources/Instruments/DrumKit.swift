@@ -112,7 +112,8 @@ public final class DrumKit: @unchecked Sendable {
                 chokeGroup: plan.chokeGroup.flatMap { groupNumbers[$0] } ?? 0, stopsOnNoteOff: plan.stopsOnNoteOff,
                 firstVoice: firstVoice, voiceCount: plan.voiceCount))
             for (offset, layer) in plan.layers.enumerated() {
-                (layerStorage + firstLayer + offset).initialize(to: DrumLayer(firstSample: run, sampleCount: layer.sampleIndices.count))
+                (layerStorage + firstLayer + offset).initialize(to: DrumLayer(firstSample: run, sampleCount: layer.sampleIndices.count,
+                                                                                   gain: Float(layer.gain)))
                 for sample in layer.sampleIndices {
                     (runStorage + run).initialize(to: Int32(sample))
                     run += 1

@@ -10,11 +10,14 @@ public struct DrumKitProblem: Equatable, Sendable, CustomStringConvertible {
         case layerPlaysNearest(velocities: ClosedRange<Int>)
         /// No layer of the pad loaded: the pad is silent.
         case padSkipped
+        /// A value or element of a Hydrogen `drumkit.xml` that could not be
+        /// used, and what was done instead ("used 1", "layer skipped").
+        case elementSkipped(action: String)
     }
 
     public var padName: String
     public var note: UInt8
-    /// The sample file, resolved against the manifest's folder.
+    /// The sample file, resolved against the manifest's folder (or the kit file, for an element).
     public var file: String
     /// Why it failed, naming the file ("cannot open '…/snare.wav': …").
     public var error: String
@@ -35,6 +38,7 @@ public struct DrumKitProblem: Equatable, Sendable, CustomStringConvertible {
         case let .layerPlaysNearest(range):
             consequence = "velocities \(range.lowerBound)–\(range.upperBound) play the nearest layer"
         case .padSkipped: consequence = "pad skipped"
+        case let .elementSkipped(action): consequence = action
         }
         return "pad '\(padName)' (note \(note)): \(error); \(consequence)"
     }

@@ -4,6 +4,8 @@ struct DrumPadPlan {
     struct Layer {
         var velocities: ClosedRange<Int>
         var sampleIndices: [Int]
+        /// Linear gain of the layer.
+        var gain: Double = 1
     }
 
     var note: UInt8

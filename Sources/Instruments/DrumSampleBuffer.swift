@@ -1,3 +1,4 @@
+import Foundation
 import FileIO
 
 /// One sample file decoded once, at load, into planar Float32 at the engine
@@ -18,13 +19,17 @@ final class DrumSampleBuffer {
 
     /// Decodes `path` (any format libsndfile reads) and converts it to
     /// `sampleRate` with libsamplerate when it was made at another rate.
-    init(path: String, sampleRate: Int) throws(AudioFileError) {
+    /// `semitones` shifts its pitch (and length) by resampling it as if it
+    /// had been made at its rate × 2^(semitones/12).
+    init(path: String, sampleRate: Int, semitones: Double = 0) throws(AudioFileError) {
         self.path = path
         let reader = try SoundFileReader(path: path)
         let fileChannels = reader.channelCount
         var interleaved = try reader.readAll()
-        if reader.sampleRate != sampleRate && !interleaved.isEmpty {
-            interleaved = try Self.resample(interleaved, channels: fileChannels, from: reader.sampleRate, to: sampleRate)
+        let sourceRate = semitones == 0 ? reader.sampleRate
+            : Int((Double(reader.sampleRate) * pow(2, min(48, max(-48, semitones)) / 12)).rounded())
+        if sourceRate != sampleRate && !interleaved.isEmpty {
+            interleaved = try Self.resample(interleaved, channels: fileChannels, from: sourceRate, to: sampleRate)
         }
         let frames = interleaved.count / fileChannels
         guard frames > 0 else { throw .unsupported(path: path, reason: "holds no audio (0 frames)") }

@@ -29,7 +29,8 @@ public final class InstrumentRig {
           --program N            program 0…127 (the same as a number for --instrument)
           --bank N               bank 0…16383 (default 0)
           --polyphony N          sampler voices, 1…4096 (default 256; the quietest are stolen beyond)
-          --kit PATH             drum kit manifest (kit.json) or its folder (default: the shipped kit)
+          --kit KIT              drum kit: a kit.json or its folder, a Hydrogen kit folder (drumkit.xml),
+                                 or an installed kit's name (busker kits lists them; default: the shipped kit)
           --no-drums             no drum kit; channel 10 is silent
           --note-watchdog S      end notes held longer than S seconds, 0 = never (default 30)
         """
@@ -77,8 +78,9 @@ public final class InstrumentRig {
         }
         if options.drums {
             do {
-                let path = try options.kit.map(Self.manifestPath) ?? DrumKitLocation.defaultManifestPath()
-                let loaded = try DrumKit.load(manifestAt: path, sampleRate: sampleRate)
+                let reference = try options.kit.map { (given) throws(DrumKitError) in try DrumKitCatalog().resolve(given) }
+                    ?? .manifest(path: DrumKitLocation.defaultManifestPath())
+                let loaded = try DrumKit.load(reference, sampleRate: sampleRate)
                 let node = DrumKitNode(events: scheduler.events)
                 try node.install(loaded)
                 kit = loaded
@@ -92,15 +94,6 @@ public final class InstrumentRig {
         }
         chain = try InstrumentChain(sources: [sampler] + (drums.map { [$0] } ?? []), settings: settings,
                                     limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
-    }
-
-    /// `--kit` takes the manifest or the folder that holds `kit.json`.
-    private static func manifestPath(_ given: String) -> String {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory), isDirectory.boolValue {
-            return URL(fileURLWithPath: given).appendingPathComponent(DrumKitLocation.manifestName).path
-        }
-        return given
     }
 
     /// One line per kit problem (a pad skipped, a layer missing), for the user.
