@@ -1,4 +1,6 @@
 import Foundation
+import Rig
+import Session
 import TerminalUI
 import XCTest
 #if canImport(Glibc)
@@ -82,6 +84,28 @@ final class TerminalKeyEventsTests: XCTestCase {
         terminal.restore()
         terminal.restore()
         XCTAssertEqual(screen.written, pop + "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l", "popped once, however often restored")
+    }
+
+    /// With key events on, the terminal sends Ctrl-C and Ctrl-Z as key
+    /// events, not signals: the read raises them, so they quit and suspend as
+    /// everywhere else (the sessions' handlers only record them).
+    func testCtrlCAndCtrlZAsKeyEventsAreRaisedAsSignals() throws {
+        let (terminal, pty, _) = try terminal()
+        defer { pty.closeBoth() }
+        StopSignals.install(jobControl: true)
+        defer {
+            for number in [SIGINT, SIGTERM, SIGTSTP, SIGCONT] { signal(number, SIG_DFL) }
+            _ = StopSignals.take()
+        }
+        _ = StopSignals.take()
+        terminal.enter()
+        defer { terminal.restore() }
+        pty.answer("\u{1B}[?0u\u{1B}[?62c")
+        XCTAssertTrue(terminal.requestKeyEvents(timeout: 5))
+        pty.answer("\u{1B}[99;5u\u{1B}[99;5:3u\u{1B}[122;5u\u{1B}[114;5u")
+        XCTAssertEqual(terminal.readEvents().map(\.key), [.character("\u{03}"), .character("\u{12}")],
+                       "Ctrl-C's release stays an event; Ctrl-R is a key")
+        XCTAssertEqual(StopSignals.take(), [.interrupt, .terminalStop])
     }
 
     /// A terminal without the protocol answers only the device attributes:
