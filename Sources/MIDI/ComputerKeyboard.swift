@@ -11,7 +11,11 @@
 /// Shift raises any piano key by a semitone (so Shift+Q is the upper
 /// octave's C#), and Shift on the number row plays an accent.
 ///
-/// Terminals report key presses but no releases. A piano note therefore ends
+/// A terminal speaking the kitty keyboard protocol reports releases: then
+/// `keyDown` strikes a piano note and it sounds until `keyUp` of the same
+/// physical key (a chord holds every note; auto-repeat is not passed on).
+///
+/// Other terminals report key presses but no releases: `press`. A piano note therefore ends
 /// `holdSeconds` after its key was last seen; the terminal's auto-repeat
 /// (a burst of presses every 30–50 ms while a key is held) keeps it sounding,
 /// and a press that comes later than `repeatWindowSeconds` after the previous
@@ -52,6 +56,8 @@ public struct ComputerKeyboard: Sendable {
     /// Sounding notes, keyed by channel << 8 | note, with the time each one ends.
     private var sounding: [UInt16: Double] = [:]
     private var lastPress: [UInt8: Double] = [:]
+    /// With real releases: the note each held physical key sounds.
+    private var held: [UInt32: UInt16] = [:]
 
     public init(options: Options = Options()) {
         self.options = options
@@ -128,6 +134,42 @@ public struct ComputerKeyboard: Sendable {
         return out
     }
 
+    /// A key went down, from a terminal that reports releases: a piano note
+    /// sounds until `keyUp` of the same `keyCode` (the physical key, so a
+    /// release after Shift was let go still finds it); a drum pad strikes as
+    /// with `press`. Auto-repeat must not be passed here.
+    /// - Returns: the messages to send, in order; empty for keys that play nothing.
+    public mutating func keyDown(_ key: Character, keyCode: UInt32, at now: Double) -> [MIDIMessage] {
+        var out = expire(at: now)
+        // A press without the release of the last one (the release was lost): end that note first.
+        if held[keyCode] != nil { out += keyUp(keyCode: keyCode, at: now) }
+        guard let (binding, accent) = Self.binding(for: key) else { return out }
+        switch binding {
+        case .octaveDown: shiftOctave(by: -1)
+        case .octaveUp: shiftOctave(by: 1)
+        case .drum(let note):
+            out += strike(note, channel: 9, velocity: accent ? options.accentVelocity : options.velocity,
+                          until: now + options.drumHoldSeconds)
+        case .piano(let semitone):
+            let value = options.lowerC + semitone
+            guard (0...127).contains(value) else { break }
+            let note = UInt8(value)
+            out += strike(note, channel: options.channel, velocity: options.velocity, until: .infinity)
+            held[keyCode] = Self.id(channel: options.channel, note: note)
+        }
+        return out
+    }
+
+    /// A key came up, from a terminal that reports releases: its piano note
+    /// ends, unless another held key sounds the same note.
+    public mutating func keyUp(keyCode: UInt32, at now: Double) -> [MIDIMessage] {
+        var out = expire(at: now)
+        guard let id = held.removeValue(forKey: keyCode), !held.values.contains(id),
+              sounding.removeValue(forKey: id) != nil else { return out }
+        out.append(Self.noteOff(id))
+        return out
+    }
+
     /// Ends the notes whose hold ran out by `now`. Call it regularly (every 10–20 ms).
     public mutating func expire(at now: Double) -> [MIDIMessage] {
         let due = sounding.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
@@ -139,6 +181,7 @@ public struct ComputerKeyboard: Sendable {
     public mutating func releaseAll() -> [MIDIMessage] {
         let all = sounding.keys.sorted()
         sounding.removeAll()
+        held.removeAll()
         return all.map(Self.noteOff)
     }
 

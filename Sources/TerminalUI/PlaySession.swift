@@ -17,6 +17,8 @@ public final class PlaySession {
     public let songName: String?
     public private(set) var settings: VoiceSettings
     private var keyboard = ComputerKeyboard()
+    /// Whether the terminal reports key releases (the kitty keyboard protocol).
+    private var keyReleases = false
     private var noteStyle = NoteName.Style.letters
     private let useTUI: Bool
     private let started = Date()
@@ -50,6 +52,8 @@ public final class PlaySession {
     public func run() -> SessionState {
         let terminal = useTUI ? Terminal() : nil
         terminal?.enter()
+        // Real key releases where the terminal offers them; timing rules elsewhere.
+        keyReleases = terminal?.requestKeyEvents() ?? false
         runner.terminal = terminal
         defer {
             terminal?.restore()
@@ -66,8 +70,8 @@ public final class PlaySession {
                 // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.
                 var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
                 _ = poll(&descriptor, 1, 5)
-                for key in terminal.readKeys() {
-                    if handle(key, at: monotonicSeconds()) == false { quit() }
+                for event in terminal.readEvents() {
+                    if handle(event, at: monotonicSeconds()) == false { quit() }
                 }
                 if runner.isOver { break }
                 send(keyboard.expire(at: now))
@@ -101,7 +105,18 @@ public final class PlaySession {
         runner.send(.userStop)
     }
 
-    /// Applies one key; false means quit.
+    /// Applies one key event; false means quit. From a terminal that reports
+    /// releases, the computer keyboard's keys play with real note-offs
+    /// (`ComputerKeyboard.play`); every other key acts on its press.
+    public func handle(_ event: KeyEvent, at now: Double) -> Bool {
+        if keyReleases, let messages = keyboard.play(event, at: now) {
+            send(messages)
+            return true
+        }
+        return event.action == .release || handle(event.key, at: now)
+    }
+
+    /// Applies one key press, with the computer keyboard's timing rules; false means quit.
     public func handle(_ key: Key, at now: Double) -> Bool {
         switch key {
         case .escape: return false

@@ -88,6 +88,42 @@ final class ComputerKeyboardTests: XCTestCase {
         XCTAssertEqual(keyboard.expire(at: 100), [])
     }
 
+    // MARK: Real releases (the kitty keyboard protocol)
+
+    func testWithReleasesANoteSoundsFromKeyDownToKeyUpWithNoTimeLimit() {
+        var keyboard = ComputerKeyboard()
+        XCTAssertEqual(keyboard.keyDown("z", keyCode: 122, at: 0), [.noteOn(channel: 0, note: 60, velocity: 100)])
+        XCTAssertEqual(keyboard.expire(at: 1000), [], "no hold time runs out")
+        XCTAssertEqual(keyboard.keyUp(keyCode: 122, at: 1000), [.noteOff(channel: 0, note: 60, velocity: 0)])
+        XCTAssertEqual(keyboard.keyUp(keyCode: 122, at: 1001), [], "a second release ends nothing")
+        XCTAssertEqual(keyboard.keyUp(keyCode: 107, at: 1001), [], "k plays nothing and ends nothing")
+    }
+
+    /// S and Shift+Z are both C#: the note ends when the last of them comes up.
+    func testTwoKeysOnOneNoteEndItAtTheLastRelease() {
+        var keyboard = ComputerKeyboard()
+        XCTAssertEqual(keyboard.keyDown("s", keyCode: 115, at: 0), [.noteOn(channel: 0, note: 61, velocity: 100)])
+        XCTAssertEqual(keyboard.keyDown("Z", keyCode: 122, at: 1), [
+            .noteOff(channel: 0, note: 61, velocity: 0), .noteOn(channel: 0, note: 61, velocity: 100),
+        ])
+        XCTAssertEqual(keyboard.keyUp(keyCode: 115, at: 2), [])
+        XCTAssertEqual(keyboard.keyUp(keyCode: 122, at: 3), [.noteOff(channel: 0, note: 61, velocity: 0)])
+    }
+
+    /// A press whose release never came (focus lost): the next press of the
+    /// key ends the old note before it strikes; Backspace's releaseAll ends all.
+    func testALostReleaseEndsAtTheNextPressOrReleaseAll() {
+        var keyboard = ComputerKeyboard()
+        _ = keyboard.keyDown("z", keyCode: 122, at: 0)
+        _ = keyboard.keyDown("]", keyCode: 93, at: 1)
+        XCTAssertEqual(keyboard.keyDown("z", keyCode: 122, at: 2), [
+            .noteOff(channel: 0, note: 60, velocity: 0), .noteOn(channel: 0, note: 72, velocity: 100),
+        ])
+        _ = keyboard.keyDown("x", keyCode: 120, at: 3)
+        XCTAssertEqual(keyboard.releaseAll(), [.noteOff(channel: 0, note: 72, velocity: 0), .noteOff(channel: 0, note: 74, velocity: 0)])
+        XCTAssertEqual(keyboard.keyUp(keyCode: 122, at: 4), [])
+    }
+
     func testLegendNamesEveryKeyInLettersAndSolfege() {
         let keyboard = ComputerKeyboard()
         let letters = keyboard.legend().joined(separator: "\n")
