@@ -3,47 +3,90 @@ import Foundation
 import XCTest
 
 /// `busker live --driver jack` on PipeWire's JACK API (`pw-jack`), headless:
-/// a private PipeWire daemon (its own runtime folder; its configuration's
-/// Dummy-Driver paces the graph, no session manager needed for a client that
-/// patches itself) at a 64-frame quantum. Skipped where PipeWire or pw-jack
-/// is not installed.
+/// a private PipeWire daemon from `Tools/pipewire-headless` (its own runtime
+/// folder; PipeWire's Dummy-Driver paces the graph; a null sink with physical
+/// playback ports stands in for the speakers; no session manager) at a
+/// 64-frame quantum. Skipped where PipeWire or pw-jack is not installed.
 final class PipeWireJACKCLITests: XCTestCase {
-    private var runtime: URL!
+    private var serverName = ""
     private var daemon: pid_t = 0
+    private var folder: URL { FileManager.default.temporaryDirectory.appendingPathComponent("busker-pipewire-\(serverName)") }
+    private static let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/pipewire-headless").path
 
     override func setUpWithError() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/pipewire")
                           && FileManager.default.isExecutableFile(atPath: "/usr/bin/pw-jack"),
                           "PipeWire or pw-jack is not installed (apt-get install pipewire pipewire-jack)")
-        runtime = FileManager.default.temporaryDirectory.appendingPathComponent("busker-pw-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let pidFile = runtime.appendingPathComponent("pipewire.pid").path
-        // Descriptors above 2 closed: the daemon must not hold a pipe of this test open.
-        let script = """
-        for fd in /proc/self/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-" 2>/dev/null || true; fi; done
-        export XDG_RUNTIME_DIR='\(runtime.path)' PIPEWIRE_RUNTIME_DIR='\(runtime.path)'
-        setsid pipewire >'\(runtime.path)/pipewire.log' 2>&1 </dev/null &
-        echo $! > '\(pidFile)'
-        for _ in $(seq 100); do [ -S '\(runtime.path)/pipewire-0' ] && break; sleep 0.05; done
-        """
-        _ = try runProgram("/bin/bash", ["-c", script])
-        daemon = pid_t(Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0)
-        try XCTSkipUnless(daemon > 0 && FileManager.default.fileExists(atPath: runtime.appendingPathComponent("pipewire-0").path),
-                          "PipeWire did not start: \((try? String(contentsOf: runtime.appendingPathComponent("pipewire.log"), encoding: .utf8)) ?? "")")
+        serverName = "t\(getpid())-\(UUID().uuidString.prefix(6))"
+        let started = try runProgram(Self.tool, ["start", "--name", serverName, "--quantum", "64"])
+        daemon = pid_t(Int32((try? String(contentsOf: folder.appendingPathComponent("pid"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0)
+        try XCTSkipUnless(started.status == 0 && daemon > 0, "PipeWire did not start: \(started.stderr)")
     }
 
     override func tearDown() {
-        if daemon > 0 { kill(daemon, SIGKILL) }
-        if let runtime { try? FileManager.default.removeItem(at: runtime) }
+        _ = try? runProgram(Self.tool, ["stop", "--name", serverName])
+        try? FileManager.default.removeItem(at: folder)
     }
 
     private var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["XDG_RUNTIME_DIR"] = runtime.path
-        environment["PIPEWIRE_RUNTIME_DIR"] = runtime.path
+        environment["PIPEWIRE_RUNTIME_DIR"] = folder.path
+        environment["PIPEWIRE_REMOTE"] = "busker-\(serverName)"
         environment["PIPEWIRE_QUANTUM"] = "64/48000"
         environment.removeValue(forKey: "JACK_DEFAULT_SERVER")
         return environment
+    }
+
+    /// Runs `pw-jack` with `arguments` in this PipeWire's environment, in the background.
+    private func launch(_ arguments: [String]) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pw-jack")
+        process.arguments = arguments
+        process.environment = environment
+        let out = OutputCollector(), err = OutputCollector()
+        process.standardOutput = out.pipe
+        process.standardError = err.pipe
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// The round trip jack_iodelay reads most often over 3 s, in frames, with
+    /// its ports patched by `patch` (pairs of source and destination).
+    private func iodelayRoundTrip(patch: [(String, String)]) throws -> Double {
+        let probe = try launch(["stdbuf", "-oL", "jack_iodelay"])
+        defer { probe.process.interrupt(); probe.process.waitUntilExit() }
+        XCTAssertTrue(probe.out.waitFor("Signal below threshold") || probe.out.waitFor("extra loopback"), probe.out.text + probe.err.text)
+        for (from, to) in patch {
+            XCTAssertEqual(try runProgram("/usr/bin/pw-jack", ["jack_connect", from, to], environment: environment).status, 0, "\(from) → \(to)")
+        }
+        let start = probe.out.text.count
+        usleep(3_000_000)
+        let readings = String(probe.out.text.dropFirst(start)).split(whereSeparator: { $0 == "\r" || $0 == "\n" })
+            .compactMap { line -> Double? in
+                guard line.contains("total roundtrip latency") else { return nil }
+                return Double(line.split(separator: " ").first ?? "")
+            }
+        let counts = Dictionary(grouping: readings, by: { $0 }).mapValues(\.count)
+        return try XCTUnwrap(counts.max { $0.value < $1.value }?.key, "no reading: \(probe.out.text)")
+    }
+
+    /// On PipeWire as on jackd: `--connect auto` patches out_L and out_R to the
+    /// first physical playback ports (the null sink's), and the round trip
+    /// from jack_iodelay through Busker (the guard on, the limiter without
+    /// look-ahead) and back is one quantum: a loop between two clients closes
+    /// through the next cycle, and Busker buffers nothing of its own. (PipeWire
+    /// closes jack_iodelay's loop on itself within the cycle, 0 frames, so it
+    /// is no reference here, unlike jackd's 64.)
+    func testConnectAutoAndTheRoundTripIsOneQuantum() throws {
+        let busker = try launch([buskerPath, "live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "0"])
+        defer { busker.process.interrupt(); busker.process.waitUntilExit() }
+        XCTAssertTrue(busker.out.waitFor("] running"), "busker live did not start on PipeWire: \(busker.out.text) \(busker.err.text)")
+        XCTAssertTrue(busker.out.text.contains("out_L → dummy_sink:playback_FL, out_R → dummy_sink:playback_FR"), busker.out.text)
+        let through = try iodelayRoundTrip(patch: [("jack_delay:out", "busker:in_1"), ("busker:out_L", "jack_delay:in")])
+        print(String(format: "PipeWire at 64/48000: jack_iodelay round trip through busker live %.3f frames", through))
+        XCTAssertEqual(through, 64, accuracy: 0.5, "one quantum, nothing of Busker's own")
     }
 
     /// Busker runs on PipeWire's JACK API at the quantum asked for, its own
@@ -52,7 +95,7 @@ final class PipeWireJACKCLITests: XCTestCase {
     /// nothing), the stall watch calls it lost: exit status 1 within 2 s, a
     /// last line saying so, the take a valid WAV.
     func testLiveRunsOnPipeWireAndALostDaemonEndsIt() throws {
-        let takePath = runtime.appendingPathComponent("take.wav").path
+        let takePath = folder.appendingPathComponent("take.wav").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pw-jack")
         process.arguments = [buskerPath, "live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1", "--record=\(takePath)"]
@@ -77,7 +120,6 @@ final class PipeWireJACKCLITests: XCTestCase {
 
         let killed = Date()
         XCTAssertEqual(kill(daemon, SIGKILL), 0)
-        daemon = 0
         let deadline = killed.addingTimeInterval(10)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         let stopDelay = Date().timeIntervalSince(killed)
