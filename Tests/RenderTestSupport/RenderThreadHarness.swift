@@ -104,12 +104,13 @@ public func assertNoAllocationsOnRenderThread(
     inputChannels: Int,
     outputChannels: Int,
     control: (_ iteration: Int) -> Void = { _ in },
+    afterEachBlock: @escaping (_ block: Int, _ output: AudioBlock) -> Void = { _, _ in },
     file: StaticString = #filePath,
     line: UInt = #line
 ) {
     let counts = countAllocationsOnRenderThread(
         engine: engine, blocks: blocks, frames: frames,
-        inputChannels: inputChannels, outputChannels: outputChannels, control: control)
+        inputChannels: inputChannels, outputChannels: outputChannels, afterEachBlock: afterEachBlock, control: control)
     guard busker_allocation_counting_supported() != 0 else { return }
     XCTAssertEqual(counts.blocks, blocks, file: file, line: line)
     XCTAssertEqual(counts.allocations, 0, "allocations on the audio-render thread: \(counts)", file: file, line: line)
