@@ -16,19 +16,10 @@ final class PlayJACKMIDICLITests: XCTestCase {
         }
         let card = try VirtualSoundCardFixture(name: "busker-jplay")
         defer { try? card.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = card.serverName
-        environment["JACK_NO_START_SERVER"] = "1"
+        let environment = jackClientEnvironment(server: card.serverName)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["play", "--driver", "jack", "--name", "busker-play", "--connect", "none", "--no-tui",
-                             "--midi", "none", "--soundfont", smallFont, "--no-drums"]
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let (process, out, err) = try launchBusker(["play", "--driver", "jack", "--name", "busker-play", "--connect", "none", "--no-tui",
+                                                    "--midi", "none", "--soundfont", smallFont, "--no-drums"], environment: environment)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker play did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker play: driver jack (--driver)"), out.text)
@@ -103,9 +94,7 @@ final class PlayJACKMIDICLITests: XCTestCase {
         assertOneLineError(try runBusker(["play", "--driver", "jack", "--connect", "midi_in"]), status: 2,
                            mentioning: "--connect 'midi_in'")
         let name = "busker-no-server-play-\(getpid())"
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = name
-        environment["JACK_NO_START_SERVER"] = "1"
+        let environment = jackClientEnvironment(server: name)
         let started = Date()
         let r = try runBusker(["play", "--driver", "jack", "--no-tui", "--midi", "none"], environment: environment)
         assertOneLineError(r, status: 1, mentioning: "no JACK server '\(name)' is running")
