@@ -118,12 +118,9 @@ public struct ComputerKeyboard: Sendable {
         case .drum(let note):
             // A held pad key does not machine-gun: auto-repeat is ignored.
             if isRepeat { break }
-            out += strike(note, channel: 9, velocity: accent ? options.accentVelocity : options.velocity,
-                          until: now + options.drumHoldSeconds)
+            out += strikePad(note, accent: accent, at: now)
         case .piano(let semitone):
-            let value = options.lowerC + semitone
-            guard (0...127).contains(value) else { break }
-            let note = UInt8(value)
+            guard let note = pianoNote(semitone) else { break }
             let id = Self.id(channel: options.channel, note: note)
             if isRepeat, sounding[id] != nil {
                 sounding[id] = now + options.holdSeconds
@@ -148,12 +145,9 @@ public struct ComputerKeyboard: Sendable {
         case .octaveDown: shiftOctave(by: -1)
         case .octaveUp: shiftOctave(by: 1)
         case .drum(let note):
-            out += strike(note, channel: 9, velocity: accent ? options.accentVelocity : options.velocity,
-                          until: now + options.drumHoldSeconds)
+            out += strikePad(note, accent: accent, at: now)
         case .piano(let semitone):
-            let value = options.lowerC + semitone
-            guard (0...127).contains(value) else { break }
-            let note = UInt8(value)
+            guard let note = pianoNote(semitone) else { break }
             out += strike(note, channel: options.channel, velocity: options.velocity, until: .infinity)
             held[keyCode] = Self.id(channel: options.channel, note: note)
         }
@@ -198,6 +192,18 @@ public struct ComputerKeyboard: Sendable {
         // Keep both octaves and the top key (E two octaves up) on the MIDI range.
         let shifted = options.lowerC + 12 * octaves
         if shifted >= 0 && shifted + 28 <= 127 { options.lowerC = shifted }
+    }
+
+    /// The note a piano key `semitone` above the lower C plays; nil off the MIDI range.
+    private func pianoNote(_ semitone: Int) -> UInt8? {
+        let value = options.lowerC + semitone
+        return (0...127).contains(value) ? UInt8(value) : nil
+    }
+
+    /// Strikes drum pad `note` on channel 10 for the pads' hold, at the
+    /// accent velocity when `accent` (Shift).
+    private mutating func strikePad(_ note: UInt8, accent: Bool, at now: Double) -> [MIDIMessage] {
+        strike(note, channel: 9, velocity: accent ? options.accentVelocity : options.velocity, until: now + options.drumHoldSeconds)
     }
 
     private mutating func strike(_ note: UInt8, channel: UInt8, velocity: UInt8, until ends: Double) -> [MIDIMessage] {

@@ -7,31 +7,7 @@ import Session
 import Synchronization
 import XCTest
 
-/// A gain of 0.5: the whole graph these tests need, so they depend on no
-/// node that is still being written elsewhere.
-final class HalfGainNode: AudioNode {
-    init() { super.init(name: "half-gain") }
-
-    override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
-        let input = inputs[0]
-        for c in 0..<output.channelCount {
-            let source = input[min(c, input.channelCount - 1)]
-            let destination = output[c]
-            for i in 0..<output.frameCount { destination[i] = source[i] * 0.5 }
-        }
-    }
-}
-
 enum ALSATestSupport {
-    /// input → half gain → output, compiled for `spec`.
-    static func halfGainPlan(inputChannels: Int, spec: ProcessSpec) throws -> RenderPlan {
-        let graph = AudioGraph(inputChannelCount: inputChannels)
-        let gain = graph.add(HalfGainNode())
-        try graph.connect(graph.input, to: gain)
-        graph.output = gain
-        return try graph.compile(spec: spec)
-    }
-
     /// Drains the driver's events and counts its recovered xruns.
     static func recoveredXruns(_ driver: DuplexDriver) -> Int {
         var recovered = 0

@@ -2,6 +2,7 @@ import ALSA
 import Engine
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// Real ALSA, no stand-in: the duplex driver runs between libasound's `file`
@@ -30,7 +31,7 @@ final class FileLoopbackTests: XCTestCase {
         XCTAssertTrue(driver.granted.description.contains("period 64 × 2 = 128 frames"), driver.granted.description)
 
         let engine = RenderEngine()
-        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         try driver.start(engine: engine)
         XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
         let events = ALSATestSupport.drainEvents(driver)
@@ -55,7 +56,7 @@ final class FileLoopbackTests: XCTestCase {
         fileOptions.blockSize = 64
         fileOptions.sampleFormat = .f32
         _ = try FileRenderDriver(options: fileOptions).run { inputChannels, spec in
-            (try ALSATestSupport.halfGainPlan(inputChannels: inputChannels, spec: spec), 0)
+            (try HalfGainNode.plan(inputChannels: inputChannels, spec: spec), 0)
         }
         let rendered = try SoundFileReader(path: offline.path).readAll()
         XCTAssertGreaterThanOrEqual(rendered.count, frames, "the file driver keeps a tail; its first frames are the input's")
@@ -87,7 +88,7 @@ final class FileLoopbackTests: XCTestCase {
             XCTAssertEqual(driver.granted.capture?.format, format)
             XCTAssertEqual(driver.granted.playback.format, format)
             let engine = RenderEngine()
-            engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+            engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
             try driver.start(engine: engine)
             XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached, "\(format)")
             driver.close()

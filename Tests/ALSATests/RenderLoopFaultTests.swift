@@ -2,6 +2,7 @@ import ALSA
 import CALSA
 import Engine
 import Foundation
+import RenderTestSupport
 import Session
 import Synchronization
 import XCTest
@@ -33,7 +34,7 @@ final class RenderLoopFaultTests: XCTestCase {
     private func run(_ options: DuplexDriver.Options) throws -> (DuplexDriver, DriverStopReason?, [DriverEvent]) {
         let driver = try DuplexDriver(options: options)
         let engine = RenderEngine()
-        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         try driver.start(engine: engine)
         let reason = ALSATestSupport.waitUntilStopped(driver)
         let events = ALSATestSupport.drainEvents(driver)

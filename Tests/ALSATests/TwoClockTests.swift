@@ -43,7 +43,7 @@ final class TwoClockTests: XCTestCase {
         let driver = try DuplexDriver(options: o)
         XCTAssertFalse(driver.granted.linked, "two cards are not linked")
         let engine = RenderEngine()
-        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 2, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 2, spec: driver.processSpec))
         let watcher = XrunAttribution(thresholdMicroseconds: period * 1_000_000 / 48000 / 2) { driver.xrunCount }
         let started = Date()
         try driver.start(engine: engine)
@@ -182,7 +182,7 @@ final class TwoClockTests: XCTestCase {
         let driver = try DuplexDriver(options: o)
         defer { driver.close() }
         let engine = RenderEngine()
-        engine.install(try ALSATestSupport.halfGainPlan(inputChannels: 2, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 2, spec: driver.processSpec))
         try driver.start(engine: engine)
         while driver.framesProcessed < 48000 && driver.stopReason == nil { usleep(1000) }
         XCTAssertGreaterThan(seen.load(ordering: .relaxed), 0, "the counter catches an allocation on the render thread")

@@ -39,15 +39,13 @@ func runProgram(_ path: String, _ args: [String], environment: [String: String]?
     return BuskerRun(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
-/// Starts busker on the virtual sound card `card` (its ALSA configuration in
-/// the environment), collecting standard output and error as they come.
-func launchBusker(_ args: [String], on card: VirtualSoundCardFixture) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
+/// Starts `path` with `args` in `environment` (this process's when nil),
+/// collecting its standard output and error as they come.
+func launchProgram(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: buskerPath)
+    process.executableURL = URL(fileURLWithPath: path)
     process.arguments = args
-    var environment = ProcessInfo.processInfo.environment
-    environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
-    process.environment = environment
+    if let environment { process.environment = environment }
     let out = OutputCollector(), err = OutputCollector()
     process.standardOutput = out.pipe
     process.standardError = err.pipe
@@ -55,10 +53,82 @@ func launchBusker(_ args: [String], on card: VirtualSoundCardFixture) throws -> 
     return (process, out, err)
 }
 
+/// Starts busker with `args` in `environment` (this process's when nil).
+func launchBusker(_ args: [String], environment: [String: String]? = nil) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
+    try launchProgram(buskerPath, args, environment: environment)
+}
+
+/// Starts busker on the virtual sound card `card` (its ALSA configuration in
+/// the environment).
+func launchBusker(_ args: [String], on card: VirtualSoundCardFixture) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
+    try launchBusker(args, environment: alsaEnvironment(of: card))
+}
+
+/// This process's environment with the ALSA configuration of the virtual sound card `card`.
+func alsaEnvironment(of card: VirtualSoundCardFixture) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+    return environment
+}
+
+/// This process's environment for a JACK client of the server `server`
+/// that never starts a server of its own.
+func jackClientEnvironment(server: String) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["JACK_DEFAULT_SERVER"] = server
+    environment["JACK_NO_START_SERVER"] = "1"
+    return environment
+}
+
+/// Polls `condition` every 10 ms for at most `timeout` seconds; whether it came true.
+func waitUntil(_ condition: () -> Bool, timeout: TimeInterval = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
 /// The pid of the JACK server behind the virtual sound card (from the pid file its script writes).
 func jackServerPID(of card: VirtualSoundCardFixture) throws -> Int32 {
     let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card.serverName).pid"
     return try XCTUnwrap(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+}
+
+/// Starts the card's JACK server again under the same name. A server
+/// killed with SIGKILL stays in JACK's registry (/dev/shm, 8 servers at
+/// most, and a dead one is reclaimed only by a server of the same name):
+/// every test that kills one calls this, so that the fixture's stop ends
+/// it properly and no slot leaks for the other tests on the machine.
+/// JACK refuses the name ("server already active") until the killed
+/// process is reaped, so it tries a few times, a second apart.
+@discardableResult
+func restartJACKServer(of card: VirtualSoundCardFixture, killed pid: Int32, rate: Int = 48000) throws -> Bool {
+    // JACK checks whether the old server lives with kill(pid, 0): wait until it is reaped.
+    _ = waitUntil({ kill(pid, 0) != 0 })
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/virtual-soundcard").path
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-restart-\(UUID().uuidString).log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: log) }
+    for _ in 0..<8 {
+        let restart = Process()
+        restart.executableURL = URL(fileURLWithPath: "/bin/bash")
+        restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--rate", String(rate),
+                             "--config", card.asoundrcURL.path]
+        // A file, not a pipe: the server inherits these descriptors and outlives the script.
+        let logHandle = try FileHandle(forWritingTo: log)
+        restart.standardOutput = logHandle
+        restart.standardError = logHandle
+        try restart.run()
+        restart.waitUntilExit()
+        try? logHandle.close()
+        if restart.terminationStatus == 0 { return true }
+        sleep(1)
+    }
+    print("restarting JACK server \(card.serverName) failed: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+    return false
 }
 
 /// Checks that a run failed with `status` and one line on stderr, "busker: …", mentioning `text`.

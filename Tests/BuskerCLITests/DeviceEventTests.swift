@@ -35,7 +35,7 @@ final class DeviceEventTests: XCTestCase {
         let cpuAtKill = cpuSeconds(of: process.processIdentifier)
         let killed = Date()
         XCTAssertEqual(kill(jackPID, SIGKILL), 0)
-        defer { _ = try? restartServer(card, killed: jackPID) }
+        defer { _ = try? restartJACKServer(of: card, killed: jackPID) }
         var cpuAtEnd = cpuAtKill
         let deadline = killed.addingTimeInterval(10)
         while process.isRunning && Date() < deadline {
@@ -60,18 +60,7 @@ final class DeviceEventTests: XCTestCase {
         XCTAssertTrue(lastLine.contains("the mic is off"), lastLine)
         XCTAssertTrue(stdoutText.contains("STALLED") || stdoutText.contains("no audio period"),
                       "the stall was shown before the loss: \(stdoutText.suffix(500))")
-        // The take in progress was finalized at the loss: a valid WAV whose
-        // header accounts for every byte, holding at least the audio that ran
-        // between "running" and the kill (less 0.5 s of slack for a loaded machine).
-        let take = try SoundFileReader(path: takePath)
-        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: takePath)[.size] as? Int)
-        let dataBytes = Int(take.frameCount) * take.channelCount * 3
-        print("take at the loss: \(take.frameCount) frames (\(String(format: "%.2f", Double(take.frameCount) / 48_000)) s), \(size) bytes")
-        XCTAssertEqual(take.sampleRate, 48_000)
-        XCTAssertEqual(take.channelCount, 2)
-        XCTAssertTrue((size - 512)...size ~= dataBytes, "the header counts \(dataBytes) data bytes of a \(size)-byte file")
-        let ranFrames = Int(killed.timeIntervalSince(runningSeen) * 48_000)
-        XCTAssertGreaterThanOrEqual(Int(take.frameCount), ranFrames - 24_000, "the take holds what was recorded before the loss")
+        try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
     }
 
     /// The same for `busker play` (playback only, instruments): every note
@@ -88,8 +77,8 @@ final class DeviceEventTests: XCTestCase {
 
         let killed = Date()
         XCTAssertEqual(kill(jackPID, SIGKILL), 0)
-        defer { _ = try? restartServer(card, killed: jackPID) }
-        XCTAssertTrue(wait(for: { !process.isRunning }), "busker play still runs 10 s after the JACK server was killed (hang)")
+        defer { _ = try? restartJACKServer(of: card, killed: jackPID) }
+        XCTAssertTrue(waitUntil({ !process.isRunning }), "busker play still runs 10 s after the JACK server was killed (hang)")
         let stopDelay = Date().timeIntervalSince(killed)
         guard !process.isRunning else { return }
         process.waitUntilExit()
@@ -169,10 +158,10 @@ final class DeviceEventTests: XCTestCase {
             XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
 
             XCTAssertEqual(kill(process.processIdentifier, SIGTSTP), 0)
-            XCTAssertTrue(wait(for: { processState(process.processIdentifier) == "T" }), "SIGTSTP did not stop the process")
+            XCTAssertTrue(waitUntil({ processState(process.processIdentifier) == "T" }), "SIGTSTP did not stop the process")
             XCTAssertEqual(kill(process.processIdentifier, SIGCONT), 0)
             guard autoResume else {
-                XCTAssertTrue(wait(for: { !process.isRunning }), "headless, Ctrl-Z then fg left it running silent: \(out.text)")
+                XCTAssertTrue(waitUntil({ !process.isRunning }), "headless, Ctrl-Z then fg left it running silent: \(out.text)")
                 guard !process.isRunning else { continue }
                 process.waitUntilExit()
                 XCTAssertTrue(err.waitForEnd(), "standard error not closed")
@@ -196,7 +185,7 @@ final class DeviceEventTests: XCTestCase {
             let after = out.text.count
             XCTAssertTrue(out.waitFor("] running", after: after), "running again: \(out.text)")
             XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
-            XCTAssertTrue(wait(for: { !process.isRunning }), "SIGINT did not end it")
+            XCTAssertTrue(waitUntil({ !process.isRunning }), "SIGINT did not end it")
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0, err.text)
             XCTAssertTrue(out.waitFor("busker live: stopped by SIGINT"), out.text)
@@ -232,8 +221,8 @@ final class DeviceEventTests: XCTestCase {
 
         XCTAssertEqual(kill(jackPID, SIGKILL), 0)
         XCTAssertTrue(out.waitFor("waiting for busker_out (--reconnect)"), out.text)
-        XCTAssertTrue(try restartServer(card, killed: jackPID, rate: 44100), "the JACK server did not start again")
-        XCTAssertTrue(wait(for: { !process.isRunning }, timeout: 20), "busker play still runs after the output came back at 44.1 kHz: \(out.text)")
+        XCTAssertTrue(try restartJACKServer(of: card, killed: jackPID, rate: 44100), "the JACK server did not start again")
+        XCTAssertTrue(waitUntil({ !process.isRunning }, timeout: 20), "busker play still runs after the output came back at 44.1 kHz: \(out.text)")
         guard !process.isRunning else { return }
         process.waitUntilExit()
         XCTAssertTrue(err.waitForEnd(), "standard error not closed")
@@ -258,7 +247,7 @@ final class DeviceEventTests: XCTestCase {
         XCTAssertTrue(out.waitFor("waiting for busker_in → busker_out (--reconnect)"), out.text)
         XCTAssertTrue(process.isRunning, "with --reconnect a loss does not end the session")
         // The same server again, as Tools/virtual-soundcard start would bring it back.
-        XCTAssertTrue(try restartServer(card, killed: jackPID, rate: rate), "the JACK server did not start again")
+        XCTAssertTrue(try restartJACKServer(of: card, killed: jackPID, rate: rate), "the JACK server did not start again")
 
         XCTAssertTrue(out.waitFor("busker_out is back; restarting on busker_in → busker_out (--reconnect)"), out.text)
         if rate != 48000 {
@@ -270,57 +259,12 @@ final class DeviceEventTests: XCTestCase {
         let after = out.text.count
         XCTAssertTrue(out.waitFor("] running", after: after), out.text)
         XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
-        XCTAssertTrue(wait(for: { !process.isRunning }), "SIGINT did not end it")
+        XCTAssertTrue(waitUntil({ !process.isRunning }), "SIGINT did not end it")
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, err.text)
     }
 
-    /// Starts the card's JACK server again under the same name. A server
-    /// killed with SIGKILL stays in JACK's registry (/dev/shm, 8 servers at
-    /// most, and a dead one is reclaimed only by a server of the same name):
-    /// every test that kills one calls this, so that the fixture's stop ends
-    /// it properly and no slot leaks for the other tests on the machine.
-    /// JACK refuses the name ("server already active") until the killed
-    /// process is reaped, so it tries a few times, a second apart.
-    @discardableResult
-    private func restartServer(_ card: VirtualSoundCardFixture, killed pid: Int32, rate: Int = 48000) throws -> Bool {
-        // JACK checks whether the old server lives with kill(pid, 0): wait until it is reaped.
-        _ = wait(for: { kill(pid, 0) != 0 })
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/virtual-soundcard").path
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-restart-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        for _ in 0..<8 {
-            let restart = Process()
-            restart.executableURL = URL(fileURLWithPath: "/bin/bash")
-            restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--rate", String(rate),
-                                 "--config", card.asoundrcURL.path]
-            // A file, not a pipe: the server inherits these descriptors and outlives the script.
-            let logHandle = try FileHandle(forWritingTo: log)
-            restart.standardOutput = logHandle
-            restart.standardError = logHandle
-            try restart.run()
-            restart.waitUntilExit()
-            try? logHandle.close()
-            if restart.terminationStatus == 0 { return true }
-            sleep(1)
-        }
-        print("restarting JACK server \(card.serverName) failed: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        return false
-    }
-
     // MARK: Helpers
-
-    /// Polls `condition` every 10 ms for at most `timeout` seconds.
-    private func wait(for condition: () -> Bool, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
 
     /// utime + stime of a process, in seconds, from /proc/PID/stat.
     private func cpuSeconds(of pid: Int32) -> Double? {

@@ -7,55 +7,9 @@ import XCTest
 /// runs them, on a private JACK server (Tools/virtual-soundcard: the dummy
 /// driver at 64-frame cycles).
 final class JACKDriverCLITests: XCTestCase {
-    /// Starts busker with JACK_DEFAULT_SERVER pointing at `server`, collecting its output as it comes.
-    private func launch(_ args: [String], server: String) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = args
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = server
-        environment["JACK_NO_START_SERVER"] = "1"
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
-        return (process, out, err)
-    }
-
-    private func wait(for condition: () -> Bool, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
-
     /// The server's connections as jack_lsp -c lists them.
     private func connections(server: String) throws -> String {
         try runProgram("/usr/bin/jack_lsp", ["-s", server, "-c"]).stdout
-    }
-
-    /// Starts the card's server again under its name (after a kill).
-    private func restartServer(_ card: VirtualSoundCardFixture, killed pid: Int32) throws {
-        _ = wait(for: { kill(pid, 0) != 0 })
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/virtual-soundcard").path
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-jack-restart-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let restart = Process()
-        restart.executableURL = URL(fileURLWithPath: "/bin/bash")
-        restart.arguments = [script, "start", "--name", card.serverName, "--period", "64", "--config", card.asoundrcURL.path]
-        // A file, not a pipe: the server inherits these descriptors and outlives the script.
-        let handle = try FileHandle(forWritingTo: log)
-        restart.standardOutput = handle
-        restart.standardError = handle
-        try restart.run()
-        restart.waitUntilExit()
-        try? handle.close()
-        XCTAssertEqual(restart.terminationStatus, 0, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     /// Starts a server of a killed one's name and stops it with SIGTERM, so
@@ -66,7 +20,7 @@ final class JACKDriverCLITests: XCTestCase {
     /// gone (not a zombie waiting for init).
     private func forgetKilledServer(_ name: String, killed pid: Int32) {
         for _ in 0..<3 {
-            _ = wait(for: { kill(pid, 0) != 0 }, timeout: 15)
+            _ = waitUntil({ kill(pid, 0) != 0 }, timeout: 15)
             let script = """
             for fd in /proc/self/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-" 2>/dev/null || true; fi; done
             setsid jackd --no-realtime -n '\(name)' -d dummy -r 48000 -p 64 >/dev/null 2>&1 </dev/null &
@@ -91,8 +45,8 @@ final class JACKDriverCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let takePath = folder.appendingPathComponent("take.wav").path
-        let (process, out, err) = try launch(["live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1", "--record=\(takePath)"],
-                                             server: card.serverName)
+        let (process, out, err) = try launchBusker(["live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1", "--record=\(takePath)"],
+                                                   environment: jackClientEnvironment(server: card.serverName))
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker live: driver jack (--driver)"), out.text)
@@ -109,7 +63,7 @@ final class JACKDriverCLITests: XCTestCase {
         // A killed jackd's entry stays in JACK's machine-wide registry of 8 servers
         // until a server of that name starts and stops cleanly.
         defer { forgetKilledServer(card.serverName, killed: jackPID) }
-        XCTAssertTrue(wait(for: { !process.isRunning }), "busker live still runs 10 s after the JACK server was killed (hang)")
+        XCTAssertTrue(waitUntil({ !process.isRunning }), "busker live still runs 10 s after the JACK server was killed (hang)")
         let stopDelay = Date().timeIntervalSince(killed)
         guard !process.isRunning else { return }
         process.waitUntilExit()
@@ -124,14 +78,7 @@ final class JACKDriverCLITests: XCTestCase {
         XCTAssertTrue(line.hasPrefix("busker: stopped: device lost: "), line)
         XCTAssertTrue(line.contains("the JACK server '\(card.serverName)' shut down"), line)
         XCTAssertTrue(line.contains("the mic is off"), line)
-        let take = try SoundFileReader(path: takePath)
-        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: takePath)[.size] as? Int)
-        let dataBytes = Int(take.frameCount) * take.channelCount * 3
-        XCTAssertEqual(take.sampleRate, 48_000)
-        XCTAssertEqual(take.channelCount, 2)
-        XCTAssertTrue((size - 512)...size ~= dataBytes, "the header counts \(dataBytes) data bytes of a \(size)-byte file")
-        let ranFrames = Int(killed.timeIntervalSince(runningSeen) * 48_000)
-        XCTAssertGreaterThanOrEqual(Int(take.frameCount), ranFrames - 24_000, "the take holds what was recorded before the loss")
+        try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
     }
 
     /// With --reconnect, a server started again under the same name gets
@@ -140,22 +87,22 @@ final class JACKDriverCLITests: XCTestCase {
         let card = try VirtualSoundCardFixture(name: "busker-jlive-recon")
         defer { try? card.stop() }
         let jackPID = try jackServerPID(of: card)
-        let (process, out, err) = try launch(["live", "--driver", "jack", "--no-tui", "--reconnect", "--name", "busker-rc"],
-                                             server: card.serverName)
+        let (process, out, err) = try launchBusker(["live", "--driver", "jack", "--no-tui", "--reconnect", "--name", "busker-rc"],
+                                                   environment: jackClientEnvironment(server: card.serverName))
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         let before = try connections(server: card.serverName)
         XCTAssertTrue(before.contains("busker-rc:out_L\n   system:playback_1"), before)
         XCTAssertEqual(kill(jackPID, SIGKILL), 0)
         XCTAssertTrue(out.waitFor("waiting for", timeout: 5), out.text)
-        try restartServer(card, killed: jackPID)
+        XCTAssertTrue(try restartJACKServer(of: card, killed: jackPID), "the JACK server did not start again")
         XCTAssertTrue(out.waitFor("audio is back", timeout: 10), "no restart on the new server: \(out.text) \(err.text)")
         let after = try connections(server: card.serverName)
         for expected in ["busker-rc:in_1\n   system:capture_1", "busker-rc:out_L\n   system:playback_1", "busker-rc:out_R\n   system:playback_2"] {
             XCTAssertTrue(after.contains(expected), "\(expected) in \(after)")
         }
         process.interrupt()
-        XCTAssertTrue(wait(for: { !process.isRunning }))
+        XCTAssertTrue(waitUntil({ !process.isRunning }))
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, err.text)
     }
@@ -169,9 +116,10 @@ final class JACKDriverCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let takePath = folder.appendingPathComponent("take.wav").path
-        let (process, out, err) = try launch(["record", "--driver", "jack", "--duration", "1", takePath], server: card.serverName)
+        let (process, out, err) = try launchBusker(["record", "--driver", "jack", "--duration", "1", takePath],
+                                                   environment: jackClientEnvironment(server: card.serverName))
         defer { if process.isRunning { process.terminate() } }
-        XCTAssertTrue(wait(for: { !process.isRunning }, timeout: 15))
+        XCTAssertTrue(waitUntil({ !process.isRunning }, timeout: 15))
         process.waitUntilExit()
         XCTAssertTrue(out.waitForEnd() && err.waitForEnd())
         XCTAssertEqual(process.terminationStatus, 0, err.text)

@@ -26,18 +26,10 @@ final class LivePresetMIDICLITests: XCTestCase {
         try writePreset("gig", "[bus]\nvolume = 0.3\n\n[midi]\nnote36 ch10 = mic\ncc7 = volume\n")
         let fifo = config.appendingPathComponent("midi.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["live", "--no-tui", "--preset", "gig", "--input", "busker_in", "--output", "busker_out",
-                             "--period", "256", "--midi", "none", "--midi-in", fifo]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        var environment = alsaEnvironment(of: card)
         environment["XDG_CONFIG_HOME"] = config.path
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let (process, out, err) = try launchBusker(["live", "--no-tui", "--preset", "gig", "--input", "busker_in", "--output", "busker_out",
+                                                    "--period", "256", "--midi", "none", "--midi-in", fifo], environment: environment)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
 

@@ -41,15 +41,7 @@ final class PipeWireJACKCLITests: XCTestCase {
 
     /// Runs `pw-jack` with `arguments` in this PipeWire's environment, in the background.
     private func launch(_ arguments: [String]) throws -> (process: Process, out: OutputCollector, err: OutputCollector) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pw-jack")
-        process.arguments = arguments
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
-        return (process, out, err)
+        try launchProgram("/usr/bin/pw-jack", arguments, environment: environment)
     }
 
     /// The round trip jack_iodelay reads most often over 3 s, in frames, with
@@ -96,14 +88,8 @@ final class PipeWireJACKCLITests: XCTestCase {
     /// last line saying so, the take a valid WAV.
     func testLiveRunsOnPipeWireAndALostDaemonEndsIt() throws {
         let takePath = folder.appendingPathComponent("take.wav").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pw-jack")
-        process.arguments = [buskerPath, "live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1", "--record=\(takePath)"]
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let (process, out, err) = try launch([buskerPath, "live", "--driver", "jack", "--no-tui", "--limiter-lookahead", "1",
+                                              "--record=\(takePath)"])
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start on PipeWire: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("48000 Hz, 64 frames per cycle"), out.text)

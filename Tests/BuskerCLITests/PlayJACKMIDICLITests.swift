@@ -16,19 +16,10 @@ final class PlayJACKMIDICLITests: XCTestCase {
         }
         let card = try VirtualSoundCardFixture(name: "busker-jplay")
         defer { try? card.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = card.serverName
-        environment["JACK_NO_START_SERVER"] = "1"
+        let environment = jackClientEnvironment(server: card.serverName)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["play", "--driver", "jack", "--name", "busker-play", "--connect", "none", "--no-tui",
-                             "--midi", "none", "--soundfont", smallFont, "--no-drums"]
-        process.environment = environment
-        let out = OutputCollector(), err = OutputCollector()
-        process.standardOutput = out.pipe
-        process.standardError = err.pipe
-        try process.run()
+        let (process, out, err) = try launchBusker(["play", "--driver", "jack", "--name", "busker-play", "--connect", "none", "--no-tui",
+                                                    "--midi", "none", "--soundfont", smallFont, "--no-drums"], environment: environment)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker play did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker play: driver jack (--driver)"), out.text)
@@ -73,15 +64,8 @@ final class PlayJACKMIDICLITests: XCTestCase {
             playing[a..<(a + 24_000)].map(abs).max()! < playing[b..<(b + 24_000)].map(abs).max()!
         }!
         let window = playing[loudest..<(loudest + 24_000)]
-        func level(_ f: Double) -> Double {
-            var re = 0.0, im = 0.0
-            for (n, v) in window.enumerated() {
-                re += Double(v) * cos(2 * .pi * f * Double(n) / 48_000)
-                im -= Double(v) * sin(2 * .pi * f * Double(n) / 48_000)
-            }
-            return (re * re + im * im).squareRoot()
-        }
-        let pitch = stride(from: 400.0, through: 480, by: 2).max { level($0) < level($1) }!
+        let pitch = try XCTUnwrap(ToneAnalysis.strongestFrequency(in: window, among: stride(from: 400.0, through: 480, by: 2),
+                                                                  sampleRate: 48_000))
         XCTAssertEqual(pitch, 440, accuracy: 4.4, "A4 within 1 %")
 
         // The sender leaves mid-note (it holds A4 98 % of the time): no note may keep sounding.
@@ -110,9 +94,7 @@ final class PlayJACKMIDICLITests: XCTestCase {
         assertOneLineError(try runBusker(["play", "--driver", "jack", "--connect", "midi_in"]), status: 2,
                            mentioning: "--connect 'midi_in'")
         let name = "busker-no-server-play-\(getpid())"
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = name
-        environment["JACK_NO_START_SERVER"] = "1"
+        let environment = jackClientEnvironment(server: name)
         let started = Date()
         let r = try runBusker(["play", "--driver", "jack", "--no-tui", "--midi", "none"], environment: environment)
         assertOneLineError(r, status: 1, mentioning: "no JACK server '\(name)' is running")

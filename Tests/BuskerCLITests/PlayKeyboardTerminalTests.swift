@@ -19,23 +19,21 @@ final class PlayKeyboardTerminalTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
 
-        let socket = "busker-play-keys-\(getpid())"
-        let command = [buskerPath, "play", "--output", "busker_out", "--midi", "none", "--soundfont", font, "--no-drums",
-                       "--record=\(folder)/take.wav"].map { "'\($0)'" }.joined(separator: " ")
         let environment = "ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path) JACK_DEFAULT_SERVER=\(card.serverName) JACK_NO_START_SERVER=1 TERM=xterm-256color"
-        let started = try tmux(socket, ["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "40",
-                                        "env \(environment) \(command); sleep 30"])
-        XCTAssertEqual(started.status, 0, started.output)
-        defer { _ = try? tmux(socket, ["kill-server"]) }
+        let tmux = try TmuxSession(socket: "busker-play-keys-\(getpid())", columns: 100, rows: 40,
+                                   arguments: [buskerPath, "play", "--output", "busker_out", "--midi", "none", "--soundfont", font,
+                                               "--no-drums", "--record=\(folder)/take.wav"],
+                                   environment: environment)
+        defer { tmux.stop() }
 
-        XCTAssertTrue(waitForScreen(socket) { $0.hasPrefix("BUSKER PLAY") }, "the play screen did not come up")
+        XCTAssertTrue(tmux.waitForLine { $0.hasPrefix("BUSKER PLAY") }, "the play screen did not come up")
         usleep(1_000_000)
-        for key in ["F5", "C-Right", "M-z", "F1", "PageUp"] { _ = try tmux(socket, ["send-keys", key]) }
+        for key in ["F5", "C-Right", "M-z", "F1", "PageUp"] { try tmux.sendKey(key) }
         usleep(500_000)
-        _ = try tmux(socket, ["send-keys", "z"])
+        try tmux.sendKey("z")
         usleep(1_500_000)
-        _ = try tmux(socket, ["send-keys", "Escape"])
-        XCTAssertTrue(waitForScreen(socket) { $0.contains("busker play:") }, "busker play did not quit on Esc")
+        try tmux.sendKey("Escape")
+        XCTAssertTrue(tmux.waitForLine { $0.contains("busker play:") }, "busker play did not quit on Esc")
 
         let file = try StandardMIDIFile(contentsOfFile: folder + "/take.mid", mode: .strict)
         var notes: [(on: Bool, note: UInt8, seconds: Double)] = []
@@ -52,36 +50,5 @@ final class PlayKeyboardTerminalTests: XCTestCase {
         let held = notes[1].seconds - notes[0].seconds
         print(String(format: "busker play in tmux: z held %.3f s (the 0.6 s hold)", held))
         XCTAssertGreaterThanOrEqual(held, 0.55)
-    }
-
-    private func waitForScreen(_ socket: String, _ condition: (String) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        repeat {
-            if let lines = try? tmux(socket, ["capture-pane", "-p"]).output, lines.split(separator: "\n").contains(where: { condition(String($0)) }) {
-                return true
-            }
-            usleep(200_000)
-        } while Date() < deadline
-        return false
-    }
-
-    /// tmux on its own socket, output in a file, descriptors above 2 closed
-    /// (the server it starts must not inherit the one Process watches).
-    private func tmux(_ socket: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("busker-tmux-\(UUID().uuidString).txt")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        let closeAndRun = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec /usr/bin/tmux "$@""#
-        process.arguments = ["-c", closeAndRun, "tmux", "-L", socket] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
     }
 }

@@ -80,15 +80,8 @@ final class PlayMIDIInTests: XCTestCase {
         let onset = try XCTUnwrap(left.firstIndex { abs($0) > 1e-4 }, "the note was played")
         XCTAssertGreaterThan(left.count, onset + 4_800 + 24_000)
         let window = left[(onset + 4_800)..<(onset + 4_800 + 24_000)]
-        func level(_ f: Double) -> Double {
-            var re = 0.0, im = 0.0
-            for (n, v) in window.enumerated() {
-                re += Double(v) * cos(2 * .pi * f * Double(n) / 48_000)
-                im -= Double(v) * sin(2 * .pi * f * Double(n) / 48_000)
-            }
-            return (re * re + im * im).squareRoot()
-        }
-        let peak = stride(from: 400.0, through: 480, by: 2).max { level($0) < level($1) }!
+        let peak = try XCTUnwrap(ToneAnalysis.strongestFrequency(in: window, among: stride(from: 400.0, through: 480, by: 2),
+                                                                 sampleRate: 48_000))
         XCTAssertEqual(peak, 440, accuracy: 4.4, "A4 within 1 %")
         // The note ended: the last 0.2 s played are silent (released, then the writer left).
         XCTAssertLessThan(left.suffix(9_600).map { abs($0) }.max() ?? 1, 1e-3)

@@ -92,15 +92,8 @@ final class RenderCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("busker render:"), r.stdout)
         let (samples, rate) = try readLeft(out)
         let window = Array(samples[24_000..<72_000])
-        func level(_ f: Double) -> Double {
-            var re = 0.0, im = 0.0
-            for (n, v) in window.enumerated() {
-                re += Double(v) * cos(2 * .pi * f * Double(n) / Double(rate))
-                im -= Double(v) * sin(2 * .pi * f * Double(n) / Double(rate))
-            }
-            return (re * re + im * im).squareRoot()
-        }
-        let peak = stride(from: 400.0, through: 480, by: 1).max { level($0) < level($1) }!
+        let peak = try XCTUnwrap(ToneAnalysis.strongestFrequency(in: window, among: stride(from: 400.0, through: 480, by: 1),
+                                                                 sampleRate: Double(rate)))
         XCTAssertEqual(peak, 440, accuracy: 4.4, "within 1 %")
     }
 

@@ -119,3 +119,23 @@ public final class DrumRenderHarness {
         return (left, right)
     }
 }
+
+/// A `DrumKitNode` installed in a `RenderEngine` as the drivers run it: a
+/// graph holding only the node, compiled for 48 kHz and 64-frame blocks,
+/// its `MIDIScheduler` attached, fed by one port the control thread plays.
+/// For tests that run the engine on a render thread of their own.
+public final class DrumKitEngineRig {
+    public let port = MIDIInputPort(name: "control")
+    public let scheduler: MIDIScheduler
+    public let engine = RenderEngine()
+    public let node: DrumKitNode
+
+    public init() throws {
+        scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
+        engine.attach(scheduler)
+        node = DrumKitNode(events: scheduler.events)
+        let graph = AudioGraph(inputChannelCount: 0)
+        graph.output = graph.add(node)
+        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
+    }
+}

@@ -1,6 +1,7 @@
 import CAllocationCounter
 import Engine
 import Foundation
+import InstrumentTestSupport
 import Instruments
 import RenderTestSupport
 import Sequencing
@@ -23,14 +24,8 @@ final class DrumKitSwapAllocationTests: XCTestCase {
         ]
         let manifest = try folder.writeManifest(TestKitFolder.manifest(pads: pads))
 
-        let port = MIDIInputPort(name: "control")
-        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        let engine = RenderEngine()
-        engine.attach(scheduler)
-        let node = DrumKitNode(events: scheduler.events)
-        let graph = AudioGraph(inputChannelCount: 0)
-        graph.output = graph.add(node)
-        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
+        let rig = try DrumKitEngineRig()
+        let port = rig.port, engine = rig.engine, node = rig.node
         try node.install(try DrumKit.load(manifestAt: manifest, sampleRate: 48_000))
 
         // Weak references to every kit handed over: a replaced kit must come

@@ -1,6 +1,7 @@
 import CAllocationCounter
 import Engine
 import Foundation
+import InstrumentTestSupport
 import Instruments
 import RenderTestSupport
 import Sequencing
@@ -17,15 +18,9 @@ final class HydrogenKitAllocationTests: XCTestCase {
         for name in ["VariBreaks", "Millo_MultiLayered3"] {
             let kit = try DrumKit.load(hydrogenKitAt: try HydrogenKitTests.kit(name), sampleRate: 48_000)
             let notes = kit.pads.flatMap(\.notes)
-            let port = MIDIInputPort(name: "control")
-            let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-            let engine = RenderEngine()
-            engine.attach(scheduler)
-            let node = DrumKitNode(events: scheduler.events)
-            let graph = AudioGraph(inputChannelCount: 0)
-            graph.output = graph.add(node)
-            engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
-            try node.install(kit)
+            let rig = try DrumKitEngineRig()
+            let port = rig.port, engine = rig.engine
+            try rig.node.install(kit)
             let soundingBlocks = Atomic<Int>(0)
             let sent = Atomic<Int>(0)
             let counts = countAllocationsOnRenderThread(

@@ -3,6 +3,7 @@ import CJACK
 import Engine
 import Foundation
 import JACK
+import RenderTestSupport
 import Rig
 import Session
 import Synchronization
@@ -39,7 +40,7 @@ final class JACKDriverTests: XCTestCase {
         XCTAssertEqual(driver.format, AudioFormat(sampleRate: 48000, periodFrames: 64, inputChannels: 1, outputChannels: 2))
         let engine = RenderEngine()
         defer { engine.releaseAll() }
-        engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         try driver.start(engine: engine)
         let probe = try ProbeClient(seconds: 2)
         defer { probe.close() }
@@ -212,7 +213,7 @@ final class JACKDriverTests: XCTestCase {
     func testBufferSizeChangesRebuildAndGoOnAtTheNewSize() throws {
         let driver = try openDriver { $0.onRenderThreadStart = { busker_allocation_counting_begin() } }
         let engine = RenderEngine()
-        engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+        engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),
                                    watcher: nil, takeSignals: { [] }, suspendProcess: {},
                                    reopen: { throw JACKDriverError.invalidState("no reopen in this test") })
@@ -220,7 +221,7 @@ final class JACKDriverTests: XCTestCase {
         var rebuilt: [Int] = []
         runner.rebuildGraph = { driver in
             engine.releaseAll()
-            engine.install(try JACKTestSupport.halfGainPlan(inputChannels: 1, spec: driver.processSpec))
+            engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
             rebuilt.append(driver.format.periodFrames)
         }
         runner.send(.userStart)

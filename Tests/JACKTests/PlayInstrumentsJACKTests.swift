@@ -31,6 +31,39 @@ final class PlayInstrumentsJACKTests: XCTestCase {
                                                         flags: InstrumentRig.Options.flags))
     }
 
+    /// The play chain running on JACK client `clientName`, reading its
+    /// `midi_in` (no audio inputs, nothing patched); `prepare` may add to the
+    /// chain's graph before it is compiled. `stop` closes the client, so the
+    /// process thread stops, before the engine's plans go.
+    private func startPlayChain(clientName: String, limiterLookaheadMilliseconds: Float,
+                                onRenderThreadStart: (@Sendable () -> Void)? = nil,
+                                prepare: (InstrumentRig) -> Void = { _ in }) throws
+        -> (input: JACKMIDIInput, rig: InstrumentRig, stop: () -> Void) {
+        let input = JACKMIDIInput()
+        let rig = try InstrumentRig(options: try instrumentOptions(), ports: [input.port], player: nil, sampleRate: 48000,
+                                    settings: VoiceSettings(), limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
+        prepare(rig)
+        var options = JACKDriver.Options(clientName: clientName, inputChannels: 0, connections: .none)
+        options.midiInput = true
+        options.onRenderThreadStart = onRenderThreadStart
+        let driver = try JACKDriver(options: options)
+        XCTAssertTrue(input.plug(into: driver))
+        let engine = RenderEngine()
+        let stop = {
+            driver.close()
+            engine.releaseAll()
+        }
+        do {
+            engine.attach(rig.scheduler)
+            engine.install(try rig.chain.compile(spec: driver.processSpec))
+            try driver.start(engine: engine)
+        } catch {
+            stop()
+            throw error
+        }
+        return (input, rig, stop)
+    }
+
     /// Frames from the event's frame to the first sample above -120 dBFS.
     private func onset(in samples: [Float], eventAt frame: Int) -> Int? {
         samples.firstIndex { abs($0) > 1e-6 }.map { $0 - frame }
@@ -63,22 +96,8 @@ final class PlayInstrumentsJACKTests: XCTestCase {
 
     /// `bytes` written at frame 37 of one cycle into busker-inst:midi_in; the onset in out_L.
     private func jackOnset(of bytes: [UInt8]) throws -> Int? {
-        let input = JACKMIDIInput()
-        let rig = try InstrumentRig(options: try instrumentOptions(), ports: [input.port], player: nil, sampleRate: 48000,
-                                    settings: VoiceSettings(), limiterLookaheadMilliseconds: 0)
-        var options = JACKDriver.Options(clientName: "busker-inst", inputChannels: 0, connections: .none)
-        options.midiInput = true
-        let driver = try JACKDriver(options: options)
-        XCTAssertTrue(input.plug(into: driver))
-        let engine = RenderEngine()
-        // The process thread stops (the client closes) before the engine's plans go.
-        defer {
-            driver.close()
-            engine.releaseAll()
-        }
-        engine.attach(rig.scheduler)
-        engine.install(try rig.chain.compile(spec: driver.processSpec))
-        try driver.start(engine: engine)
+        let (input, rig, stop) = try startPlayChain(clientName: "busker-inst", limiterLookaheadMilliseconds: 0)
+        defer { stop() }
         let recorder = try JACKPortRecorder(name: "inst-recorder")
         defer { recorder.close() }
         let sender = try JACKMIDISender(name: "inst-sender")
@@ -129,25 +148,11 @@ final class PlayInstrumentsJACKTests: XCTestCase {
     /// graph allocates once on request, and the counter sees it.
     func testThePlayChainReadingMIDIOnTheProcessThreadAllocatesNothing() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs glibc")
-        let input = JACKMIDIInput()
-        let rig = try InstrumentRig(options: try instrumentOptions(), ports: [input.port], player: nil, sampleRate: 48000,
-                                    settings: VoiceSettings(), limiterLookaheadMilliseconds: 1)
         let probe = AllocationProbeNode()
-        rig.chain.graph.add(probe)
-        var options = JACKDriver.Options(clientName: "busker-alloc", inputChannels: 0, connections: .none)
-        options.midiInput = true
-        options.onRenderThreadStart = { busker_allocation_counting_begin() }
-        let driver = try JACKDriver(options: options)
-        XCTAssertTrue(input.plug(into: driver))
-        let engine = RenderEngine()
-        // The process thread stops (the client closes) before the engine's plans go.
-        defer {
-            driver.close()
-            engine.releaseAll()
-        }
-        engine.attach(rig.scheduler)
-        engine.install(try rig.chain.compile(spec: driver.processSpec))
-        try driver.start(engine: engine)
+        let (input, _, stop) = try startPlayChain(clientName: "busker-alloc", limiterLookaheadMilliseconds: 1,
+                                                  onRenderThreadStart: { busker_allocation_counting_begin() },
+                                                  prepare: { $0.chain.graph.add(probe) })
+        defer { stop() }
         let sender = try JACKMIDISender(name: "alloc-sender")
         defer { sender.close() }
         JACKTestClient.connect(sender.client, sender.portName, "busker-alloc:midi_in")
