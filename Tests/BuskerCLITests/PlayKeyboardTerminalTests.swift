@@ -46,9 +46,13 @@ final class PlayKeyboardTerminalTests: XCTestCase {
         }
         XCTAssertEqual(notes.map { "\($0.on ? "on" : "off") \($0.note)" }, ["on 60", "off 60"], "only z sounded: \(notes)")
         guard notes.count == 2 else { return }
-        // No release from tmux: the note ends by the timing rules' 0.6 s hold, not when the key was let go.
+        // No release from tmux: the note ends by the timing rules' 0.6 s hold, not at Esc
+        // 1.5 s later. The take's times count rendered frames, which lose what a host stall
+        // costs the virtual card (an xrun drops frames), so the bounds tell the hold from
+        // Esc and from an instant end rather than time the hold itself (ComputerKeyboardTests do).
         let held = notes[1].seconds - notes[0].seconds
         print(String(format: "busker play in tmux: z held %.3f s (the 0.6 s hold)", held))
-        XCTAssertGreaterThanOrEqual(held, 0.55)
+        XCTAssertGreaterThan(held, 0.3, "the note sounds for the hold")
+        XCTAssertLessThan(held, 1.2, "the note ends by the hold, not at Esc")
     }
 }
