@@ -83,7 +83,7 @@ let package = Package(
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Engine", "FileIO", "CAllocationCounter",
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
                                                            "CAllocationCounter", "RenderTestSupport"]),

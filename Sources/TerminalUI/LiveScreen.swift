@@ -70,17 +70,19 @@ public enum LiveScreen {
             (strip.selected && s.strips.count > 1 ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
         }
         let labelWidth = max(6, stripLabels.map(\.count).max() ?? 6)
-        // The short-term loudness follows the first output meter: "  S -18.3 LUFS" (15).
-        let loudness = s.shortTermLUFS.map { "  S " + LoudnessReport.format($0).leftPadded(to: 6) + " LUFS" }
-        // The two-column indent, label, space, bar, space and "  -inf dBFS" (11), and the loudness.
-        let barWidth = max(10, min(72, width - labelWidth - 15 - (loudness == nil ? 0 : 15)))
+        // The two-column indent, label, space, bar, space and "  -inf dBFS" (11).
+        let barWidth = max(10, min(72, width - labelWidth - 15))
         for (strip, label) in zip(s.strips, stripLabels) {
             meters.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: barWidth))
         }
         for (c, db) in s.outputPeakDB.enumerated() {
             let side = s.outputPeakDB.count == 1 ? " out" : c == 0 ? " out L" : " out R"
-            meters.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: barWidth)
-                          + (c == 0 ? loudness ?? "" : ""))
+            meters.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: barWidth))
+        }
+        // The output's short-term loudness, under its meters, where the bars start.
+        if let lufs = s.shortTermLUFS {
+            meters.append("  " + String(repeating: " ", count: labelWidth) + " \(bold)S \(LoudnessReport.format(lufs)) LUFS\(reset)"
+                          + "  \(dim)short-term loudness, last 3 s (EBU R 128)\(reset)")
         }
 
         var guardLine: String
@@ -192,9 +194,4 @@ public enum LiveScreen {
         let text = db.isFinite && db > -100 ? String(format: "%6.1f dBFS", db) : "  -inf dBFS"
         return "  \(label) \(bar)\u{1B}[0m \(text)"
     }
-}
-
-extension String {
-    /// The string with spaces before it up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
