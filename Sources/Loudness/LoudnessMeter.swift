@@ -65,30 +65,37 @@ public final class LoudnessMeter {
 
     /// Integrated loudness in LUFS; −∞ while nothing passed the gates (silence, under 400 ms).
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var integratedLUFS: Double { value(ebur128_loudness_global) }
 
     /// Loudness range in LU (EBU Tech 3342); 0 under 3 s.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var loudnessRangeLU: Double { value(ebur128_loudness_range) }
 
     /// Loudness of the last 3 s in LUFS; −∞ for silence.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var shortTermLUFS: Double { value(ebur128_loudness_shortterm) }
 
     /// Loudness of the last 400 ms in LUFS; −∞ for silence.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var momentaryLUFS: Double { value(ebur128_loudness_momentary) }
 
     /// The highest true peak of any channel so far, in dBTP (0 is full scale); −∞ for silence.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var truePeakDBTP: Double { decibels(ebur128_true_peak) }
 
     /// The highest sample of any channel so far, in dBFS; −∞ for silence.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var samplePeakDBFS: Double { decibels(ebur128_sample_peak) }
 
     /// Everything the meter measured, as a take or a file is reported.
     /// - Thread: the meter's owner
+    /// - Realtime: unsafe (libebur128 walks, and for the range sorts, its lists)
     public var report: LoudnessReport {
         LoudnessReport(integratedLUFS: integratedLUFS, loudnessRangeLU: loudnessRangeLU, truePeakDBTP: truePeakDBTP,
                        samplePeakDBFS: samplePeakDBFS, seconds: Double(frames) / Double(sampleRate))

@@ -47,6 +47,7 @@ public final class ShortTermLoudness {
 
     /// The loudness of the last 3 s, in LUFS (−∞ for silence); nil before any audio.
     /// - Thread: control
+    /// - Realtime: unsafe (libebur128)
     public var shortTermLUFS: Double? {
         guard let meter, meter.frames > 0 else { return nil }
         return meter.shortTermLUFS
@@ -54,6 +55,7 @@ public final class ShortTermLoudness {
 
     /// The loudness of the last 400 ms, in LUFS (−∞ for silence); nil before any audio.
     /// - Thread: control
+    /// - Realtime: unsafe (libebur128)
     public var momentaryLUFS: Double? {
         guard let meter, meter.frames > 0 else { return nil }
         return meter.momentaryLUFS
