@@ -66,12 +66,13 @@ final class TakeLog {
         append("\(count) MIDI events lost: the MIDI queue was full")
     }
 
-    /// Ends a log that exists with the take's totals.
+    /// Ends a log that exists with the take's totals and its loudness.
     /// - Thread: writer
     /// - Realtime: unsafe (file I/O)
     func summary(_ report: TakeReport) {
         guard file != nil else { return }
-        append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)")
+        append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)"
+               + (report.loudness.map { "; loudness \($0.description)" } ?? ""))
     }
 
     /// Appends a line and flushes it, creating the file (with its heading) first.

@@ -1,3 +1,5 @@
+import Loudness
+
 /// What a finished take holds and what, if anything, was lost.
 public struct TakeReport: Sendable {
     public var path: String
@@ -23,12 +25,15 @@ public struct TakeReport: Sendable {
     public var midiPath: String?
     public var midiEvents: Int
     public var droppedMIDIEvents: Int
+    /// The loudness of the file's frames (EBU R 128), measured by the writer; nil when not measured.
+    public var loudness: LoudnessReport? = nil
 
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }
 
     /// One line for the terminal: where the take is, how long, what was lost.
     public var summary: String {
         var text = "recorded \(path): \(String(format: "%.1f", seconds)) s, \(frames) frames at \(sampleRate) Hz"
+        if let loudness { text += "; \(loudness.description)" }
         if let midiPath { text += "; MIDI \(midiPath) (\(midiEvents) events)" }
         if droppedFrames > 0 {
             text += "; DROPPED \(droppedFrames) frames in \(gaps.count) gap(s) (silence in their place)"

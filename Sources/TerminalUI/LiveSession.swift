@@ -1,5 +1,6 @@
 import DSP
 import Foundation
+import Loudness
 import Rig
 import Session
 
@@ -40,12 +41,15 @@ public final class LiveSession {
     public private(set) var presetMessage: String?
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
     public var midi: LiveMIDIControl?
+    /// The output's short-term loudness, measured here from the chain's loudness tap.
+    private let loudness: ShortTermLoudness
 
     public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
         self.runner = runner
         self.settings = chain.settings
         self.useTUI = useTUI
+        loudness = ShortTermLoudness(tap: chain.loudnessTap)
     }
 
     /// Runs until q, SIGINT/SIGTERM or the state machine ends the session
@@ -65,6 +69,7 @@ public final class LiveSession {
             runner.poll()
             if runner.isOver { break }
             pollMIDI(headless: terminal == nil)
+            loudness.update()
             if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
@@ -251,6 +256,7 @@ public final class LiveSession {
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
         status.midi = midiLine
         status.clockCorrection = driver.clockCorrection
+        status.shortTermLUFS = loudness.shortTermLUFS
         status.learning = midi?.learn.isActive ?? false
         return status
     }
