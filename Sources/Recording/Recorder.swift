@@ -137,7 +137,7 @@ public final class Recorder: @unchecked Sendable {
         // The header is on disk before the first frame: a take killed at once is still a WAV.
         if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         // A log left by an earlier take of this name (--force) is not this take's:
-        // no log has to mean nothing was lost.
+        // its losses must not appear under this take's summary.
         unlink(TakeLog.path(forTake: path))
         // The MIDI file is a valid (empty) SMF from the start, as the WAV is.
         if let midiPath = options.midiPath {
@@ -382,13 +382,13 @@ public final class Recorder: @unchecked Sendable {
         xrunsSeen = xruns
         midiCount = midi.filter { $0.message.channel != nil }.count
         loudness = meter?.report
-        if log.exists {
-            log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
-                                   frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
-                                   droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
-                                   logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0, loudness: loudness))
-            logPath = log.path
-        }
+        // Every take's log ends with its summary; the report points at it only when something was lost.
+        let lost = log.exists
+        log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
+                               frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
+                               droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
+                               logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0, loudness: loudness))
+        if lost { logPath = log.path }
     }
 
     private static func now() -> Double {

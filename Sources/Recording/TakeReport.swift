@@ -19,7 +19,8 @@ public struct TakeReport: Sendable {
     /// Why the take ended early when a write error in another file of the
     /// same take (its master or a stem) ended it: "its stem … failed".
     public var endedBy: String?
-    /// The sidecar log, when something was lost.
+    /// The sidecar log, when something was lost (every take has one; it is
+    /// pointed at only then).
     public var logPath: String?
     /// The Standard MIDI File written alongside, and how many events it holds.
     public var midiPath: String?
