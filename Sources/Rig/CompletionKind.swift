@@ -1,0 +1,33 @@
+/// What a value on the command line is, for shell completion: a file of some
+/// kinds, an ALSA PCM name, an installed drum kit, one of a few words.
+public enum CompletionKind: Equatable, Sendable {
+    /// Nothing to offer (a number, a name the user makes up).
+    case none
+    /// Files with these extensions, and folders; any file when empty.
+    case files(extensions: [String])
+    /// ALSA PCM names, as `busker devices --names` lists them.
+    case pcm
+    /// Installed drum kits (`busker kits --names`), and folders.
+    case kit
+    /// One of these words.
+    case words([String])
+    /// Busker's commands.
+    case commands
+
+    public static let soundFontExtensions = ["sf2", "sf3"]
+    public static let songExtensions = ["mid", "midi", "kar", "smf"]
+    public static let audioExtensions = ["wav", "flac", "ogg", "aiff", "aif"]
+
+    /// What `option`'s value is, from its name and placeholder: `PCM` a PCM
+    /// name, `--kit` a kit, `--soundfont` a SoundFont, `a|b|c` its words,
+    /// `PATH`, `FILE` or `DIR` a file.
+    public static func forValue(of option: OptionDeclaration) -> CompletionKind {
+        guard let placeholder = option.placeholder else { return .none }
+        if placeholder == "PCM" { return .pcm }
+        if option.name == "kit" { return .kit }
+        if option.name == "soundfont" { return .files(extensions: soundFontExtensions) }
+        if !option.valueWords.isEmpty { return .words(option.valueWords) }
+        if ["PATH", "FILE", "DIR", ".wav", ".mid"].contains(where: { placeholder.contains($0) }) { return .files(extensions: []) }
+        return .none
+    }
+}
