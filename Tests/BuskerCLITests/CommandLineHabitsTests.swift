@@ -123,9 +123,14 @@ final class CommandLineHabitsTests: XCTestCase {
             XCTAssertEqual(format.tag, expected.0, "render \(option) \(name)")
             XCTAssertEqual(format.bits, expected.1, "render \(option) \(name)")
         }
+        let verbose = try runBusker(["render", song, "-o", path("v.wav"), "--soundfont", smallFont, "-f", "S16_LE", "-v", "--no-progress"])
+        XCTAssertEqual(verbose.status, 0, verbose.stderr)
+        XCTAssertTrue(verbose.stdout.contains("busker render: SoundFont: \(smallFont)\n"), verbose.stdout)
+        XCTAssertTrue(verbose.stdout.contains("busker render: output: \(path("v.wav")), S16_LE at 48000 Hz, blocks of 1024 frames\n"), verbose.stdout)
         let voice = "/usr/share/sounds/alsa/Front_Center.wav"
-        let live = try runBusker(["live", "--input", "file:" + voice, "--output", "file:" + path("live.wav"), "--format", "S16_LE"])
+        let live = try runBusker(["live", "--input", "file:" + voice, "--output", "file:" + path("live.wav"), "--format", "S16_LE", "-v"])
         XCTAssertEqual(live.status, 0, live.stderr)
+        XCTAssertTrue(live.stdout.contains("S16_LE at 48000 Hz"), "-v names the sample format as ALSA does: \(live.stdout)")
         XCTAssertEqual(try wavFormat(path("live.wav")).bits, 16)
         let record = try runBusker(["record", path("take.wav"), "--input", "file:" + voice, "-f", "S16_LE"])
         XCTAssertEqual(record.status, 0, record.stderr)

@@ -68,6 +68,13 @@ final class ArgumentScannerTests: XCTestCase {
         XCTAssertEqual(args.strings("midi"), ["20:0", "24:0"])
     }
 
+    func testTheRestartLineKeepsEveryMIDISource() throws {
+        let declared = [OptionDeclaration(names: ["midi"], placeholder: "PORT", repeatable: true),
+                        OptionDeclaration(names: ["sample-format", "format"], letter: "f", placeholder: "FMT")]
+        let args = try ArgumentScanner(["--midi", "20:0", "-f", "S16_LE", "--midi", "24:0"], declared: declared)
+        XCTAssertEqual(LiveRestartCommand.deviceArguments(args), ["--format", "S16_LE", "--midi", "20:0", "--midi", "24:0"])
+    }
+
     func testAnOptionGivenTwiceIsAUsageError() {
         assertUsageError(["-D", "hw:1", "--output", "hw:2"], "option --output is given twice (it takes one value)")
         assertUsageError(["--rate", "44100", "-r", "48000"], "option -r is given twice (it takes one value)")
