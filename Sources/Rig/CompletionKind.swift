@@ -1,3 +1,7 @@
+import DSP
+import FileIO
+import Recording
+
 /// What a value on the command line is, for shell completion: a file of some
 /// kinds, an ALSA PCM name, an installed drum kit, one of a few words.
 public enum CompletionKind: Equatable, Sendable {
@@ -19,13 +23,20 @@ public enum CompletionKind: Equatable, Sendable {
     public static let audioExtensions = ["wav", "flac", "ogg", "aiff", "aif"]
 
     /// What `option`'s value is, from its name and placeholder: `PCM` a PCM
-    /// name, `--kit` a kit, `--soundfont` a SoundFont, `a|b|c` its words,
+    /// name, `--kit` a kit, `--soundfont` a SoundFont, `--sample-format`,
+    /// `--record-format` and `--room` their names, `a|b|c` its words,
     /// `PATH`, `FILE` or `DIR` a file.
     public static func forValue(of option: OptionDeclaration) -> CompletionKind {
         guard let placeholder = option.placeholder else { return .none }
         if placeholder == "PCM" { return .pcm }
-        if option.name == "kit" { return .kit }
-        if option.name == "soundfont" { return .files(extensions: soundFontExtensions) }
+        switch option.name {
+        case "kit": return .kit
+        case "soundfont": return .files(extensions: soundFontExtensions)
+        case "sample-format": return .words(SampleFormat.allCases.map(\.alsaName))
+        case "record-format": return .words(RecordingFormat.allCases.map(\.rawValue))
+        case "room": return .words(RoomPreset.allCases.map(\.rawValue))
+        default: break
+        }
         if !option.valueWords.isEmpty { return .words(option.valueWords) }
         if ["PATH", "FILE", "DIR", ".wav", ".mid"].contains(where: { placeholder.contains($0) }) { return .files(extensions: []) }
         return .none
