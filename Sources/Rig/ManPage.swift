@@ -56,6 +56,11 @@ public struct ManPage {
                 out += Self.paragraphs(sectionLines.joined(separator: "\n"))
                 sectionLines = []
                 out.append(".SH \(line.dropLast())")
+            } else if let colon = line.range(of: ": "), line[..<colon.lowerBound].allSatisfy({ $0.isUppercase || $0 == "_" }) {
+                // "NAME: what it does" (an environment variable): a tagged paragraph.
+                out += Self.paragraphs(sectionLines.joined(separator: "\n"))
+                sectionLines = []
+                out += [".TP", ".B \(Self.escape(String(line[..<colon.lowerBound])))", Self.escape(String(line[colon.upperBound...]))]
             } else {
                 sectionLines.append(String(line))
             }
