@@ -128,6 +128,22 @@ public struct DeviceList: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Text
 
+    /// Every PCM name to offer, one each: the advertised ones (`default` first
+    /// when advertised or not), then `hw:` and `plughw:` of each card's devices.
+    /// For shell completion (`busker devices --names`).
+    public var pcmNames: [String] {
+        var names = ["default"]
+        for pcm in pcms where !names.contains(pcm.name) { names.append(pcm.name) }
+        for card in cards {
+            for device in card.pcmDevices {
+                for name in ["hw:\(card.index),\(device.device)", "plughw:\(card.index),\(device.device)"] where !names.contains(name) {
+                    names.append(name)
+                }
+            }
+        }
+        return names
+    }
+
     /// Like `aplay -L`, then like `arecord -l` and `aplay -l` together.
     public var description: String {
         var lines: [String] = ["PCM names (use with --input, --output or --device):"]

@@ -84,7 +84,7 @@ public final class SequencerMIDIInput: @unchecked Sendable {
             let code = client.subscribe(address, to: source.address)
             if code == 0 {
                 threadStatus.connectedSources.append(source)
-            } else if case .port = selection {
+            } else if selection.isExplicit {
                 throw .subscribeFailed(source, code: code)
             } else {
                 threadStatus.lastProblem = SequencerError.subscribeFailed(source, code: code).description

@@ -1,8 +1,34 @@
 /// What `--midi` asks for: every hardware MIDI source, following devices as
-/// they are plugged in and out (`auto`), or one port (`CLIENT:PORT`).
+/// they are plugged in and out (`auto`), one port (`CLIENT:PORT`), or several
+/// (`--midi` given once for each).
 public enum SequencerSourceSelection: Hashable, Sendable, CustomStringConvertible {
     case automatic
     case port(SequencerPortSpecifier)
+    /// Two or more ports, each followed as a single port is.
+    case ports([SequencerPortSpecifier])
+
+    /// The selection for every `--midi` value given: `auto` alone, or ports.
+    /// - Throws: `SequencerError.invalidSpecifier` for a bad port, or `auto` among ports.
+    public init(arguments: [String]) throws(SequencerError) {
+        guard arguments.count > 1 else {
+            try self.init(argument: arguments.first ?? "auto")
+            return
+        }
+        var specifiers: [SequencerPortSpecifier] = []
+        for argument in arguments {
+            guard argument.lowercased() != "auto" else {
+                throw .invalidSpecifier(argument, reason: "auto takes every hardware input: give auto alone, or ports")
+            }
+            specifiers.append(try SequencerPortSpecifier(parsing: argument))
+        }
+        self = .ports(specifiers)
+    }
+
+    /// Whether the user named the ports (a missing one is an error), rather than `auto`.
+    public var isExplicit: Bool {
+        if case .automatic = self { return false }
+        return true
+    }
 
     /// Parses the `--midi` argument: `auto`, or a port as `SequencerPortSpecifier` takes it.
     /// - Throws: `SequencerError.invalidSpecifier`.
@@ -23,6 +49,13 @@ public enum SequencerSourceSelection: Hashable, Sendable, CustomStringConvertibl
             return SequencerPortDescription.autoConnectSelection(from: ports, ownClient: ownClient)
         case .port(let specifier):
             return [try specifier.resolve(in: ports, ownClient: ownClient)]
+        case .ports(let specifiers):
+            var found: [SequencerPortDescription] = []
+            for specifier in specifiers {
+                let port = try specifier.resolve(in: ports, ownClient: ownClient)
+                if !found.contains(port) { found.append(port) }
+            }
+            return found
         }
     }
 
@@ -35,6 +68,7 @@ public enum SequencerSourceSelection: Hashable, Sendable, CustomStringConvertibl
         switch self {
         case .automatic: return port.isHardwareSource
         case .port(let specifier): return specifier.matches(port)
+        case .ports(let specifiers): return specifiers.contains { $0.matches(port) }
         }
     }
 
@@ -42,6 +76,7 @@ public enum SequencerSourceSelection: Hashable, Sendable, CustomStringConvertibl
         switch self {
         case .automatic: "auto"
         case .port(let specifier): specifier.text
+        case .ports(let specifiers): specifiers.map(\.text).joined(separator: ", ")
         }
     }
 }

@@ -4,6 +4,32 @@ import CSndFile
 public enum SampleFormat: String, CaseIterable, Sendable {
     case s16, s24, s32, f32
 
+    /// The format for a name as ALSA writes it (`S16_LE`, `S24_3LE`, `S24_LE`,
+    /// `S32_LE`, `FLOAT_LE`) or Busker's short one (`s16`, `s24`, `s32`,
+    /// `f32`), in any case; nil for any other.
+    public init?(name: String) {
+        let lower = name.lowercased()
+        if let short = SampleFormat(rawValue: lower) {
+            self = short
+            return
+        }
+        guard let format = Self.allCases.first(where: { $0.alsaName.lowercased() == lower }) ?? (lower == "s24_le" ? .s24 : nil) else {
+            return nil
+        }
+        self = format
+    }
+
+    /// ALSA's name for the samples as a file stores them: 24-bit samples
+    /// take 3 bytes in a file (`S24_3LE`).
+    public var alsaName: String {
+        switch self {
+        case .s16: "S16_LE"
+        case .s24: "S24_3LE"
+        case .s32: "S32_LE"
+        case .f32: "FLOAT_LE"
+        }
+    }
+
     var sndfileSubtype: Int32 {
         switch self {
         case .s16: return Int32(SF_FORMAT_PCM_16)

@@ -8,11 +8,15 @@ extension ArgumentScanner {
         return ms
     }
 
-    /// `--format s16|s24|s32|f32` for an output file, or nil when not given.
+    /// What `--help` says of the sample format option.
+    public static let sampleFormatNames = "S16_LE, S24_3LE, S32_LE or FLOAT_LE (s16, s24, s32, f32)"
+
+    /// `--sample-format FMT` (or its old spelling `--format`) for an output
+    /// file: ALSA's names or the short ones; nil when not given.
     public func sampleFormat() throws -> SampleFormat? {
-        guard let name = string("format") else { return nil }
-        guard let format = SampleFormat(rawValue: name) else {
-            throw CommandLineError.usage("--format must be s16, s24, s32 or f32, not '\(name)'")
+        guard let name = string("sample-format") ?? string("format") else { return nil }
+        guard let format = SampleFormat(name: name) else {
+            throw CommandLineError.usage("--sample-format must be S16_LE, S24_3LE, S32_LE or FLOAT_LE (or s16, s24, s32, f32), not '\(name)'")
         }
         return format
     }

@@ -18,12 +18,12 @@ public enum AudioDriverChoice {
         switch name {
         case "alsa":
             for option in ["name", "connect"] where args.string(option) != nil {
-                throw CommandLineError.usage("--\(option) is for --driver jack")
+                throw CommandLineError.usage("\(args.spelling(option)) is for --driver jack")
             }
             return (.alsa(try alsa()), why)
         case "jack":
             for option in ["device", "input", "output", "period", "periods", "periods-ahead", "rate"] where args.string(option) != nil {
-                throw CommandLineError.usage("--\(option) is for --driver alsa: the JACK server sets the rate and buffer size")
+                throw CommandLineError.usage("\(args.spelling(option)) is for --driver alsa: the JACK server sets the rate and buffer size")
             }
             var options = JACKDriver.Options(inputChannels: inputChannels)
             if let clientName = args.string("name") {

@@ -20,7 +20,8 @@ public final class LiveMIDIControl {
       --midi auto|none|CLIENT:PORT
                              ALSA sequencer: auto connects every hardware MIDI input and
                              follows them as they come and go (default); CLIENT:PORT picks
-                             one, as aconnect names it (20:0, "Keystation:0"); none skips it
+                             one, as aconnect names it (20:0, "Keystation:0"; repeatable:
+                             --midi 20:0 --midi 24:0 connects both); none skips it
       --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
                              (with a /dev/snd device, --midi defaults to none: the two would share it)
       default mapping, any channel: CC 64 (sustain footswitch) toggles the mic on each press;
@@ -45,7 +46,12 @@ public final class LiveMIDIControl {
     ///   - map: the bindings (the defaults, or a preset's).
     /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
     ///   `auto` is a notice (`notices`), not an error.
-    public init(midi: String?, midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
+    public convenience init(midi: String?, midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
+        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, jackMIDI: jackMIDI, map: map)
+    }
+
+    /// - Parameter midi: every `--midi` value (see `MIDISources`).
+    public init(midi: [String], midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
         sources = try MIDISources(midi: midi, midiIn: midiIn, jackMIDI: jackMIDI)
         responder = MIDIControlResponder(map: map)
     }

@@ -12,7 +12,7 @@ public enum LiveRestartCommand {
 
     /// The device options of `args`, in a fixed order, each as `--name value`.
     public static func deviceArguments(_ args: ArgumentScanner) -> [String] {
-        deviceOptions.flatMap { name in args.string(name).map { ["--\(name)", $0] } ?? [] }
+        deviceOptions.flatMap { name in args.strings(name).flatMap { ["--\(name)", $0] } }
             + deviceFlags.filter(args.has).map { "--\($0)" }
     }
 

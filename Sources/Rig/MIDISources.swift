@@ -16,7 +16,8 @@ public final class MIDISources {
       --midi auto|none|CLIENT:PORT
                              ALSA sequencer: auto connects every hardware MIDI input and
                              follows them as they come and go (default); CLIENT:PORT picks
-                             one, as aconnect names it (20:0, "Keystation:0"); none skips it
+                             one, as aconnect names it (20:0, "Keystation:0"; repeatable:
+                             --midi 20:0 --midi 24:0 connects both); none skips it
       --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
                              (with a /dev/snd device, --midi defaults to none: the two would share it)
     """
@@ -37,18 +38,32 @@ public final class MIDISources {
     ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.
     ///   - jackMIDI: read the JACK client's `midi_in` too (plug `jack` into the driver).
     /// - Throws: `CommandLineError` naming the option.
-    public init(midi: String?, midiIn: String?, jackMIDI: Bool = false) throws {
+    public convenience init(midi: String?, midiIn: String?, jackMIDI: Bool = false) throws {
+        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, jackMIDI: jackMIDI)
+    }
+
+    /// - Parameters:
+    ///   - midi: every `--midi` value: `auto`, `none`, or one or more `CLIENT:PORT`
+    ///     (empty: auto, or none when `midiIn` is an ALSA device).
+    public init(midi: [String], midiIn: String?, jackMIDI: Bool = false) throws {
         var ports = [keyboardPort]
         // A raw ALSA MIDI device can be opened once: with --midi-in naming one,
         // the sequencer (which would open it too) stays off unless asked for.
         let rawDevice = midiIn?.hasPrefix("/dev/snd/") ?? false
-        let choice = midi ?? (rawDevice ? "none" : "auto")
-        if choice == "none" {
+        let choices = midi.isEmpty ? [rawDevice ? "none" : "auto"] : midi
+        let choice = choices.joined(separator: ", ")
+        if choices.count > 1, choices.contains(where: { $0.lowercased() == "none" }) {
+            throw CommandLineError.usage("--midi none turns the sequencer off: give it alone, not with \(choices.filter { $0 != "none" }.joined(separator: ", "))")
+        }
+        if choices.count > 1, choices.contains(where: { $0.lowercased() == "auto" }) {
+            throw CommandLineError.usage("--midi auto takes every hardware input: give it alone, not with \(choices.filter { $0.lowercased() != "auto" }.joined(separator: ", "))")
+        }
+        if choices == ["none"] {
             sequencer = nil
         } else {
             let selection: SequencerSourceSelection
             do {
-                selection = try SequencerSourceSelection(argument: choice)
+                selection = try SequencerSourceSelection(arguments: choices)
             } catch {
                 throw CommandLineError.usage("--midi: \(error)")
             }
@@ -58,7 +73,7 @@ public final class MIDISources {
                 ports += pool
             } catch {
                 // Asked for by name: an error. Automatic: carry on with the other sources.
-                if case .port = selection { throw CommandLineError.runtime("--midi \(choice): \(error)") }
+                if selection.isExplicit { throw CommandLineError.runtime("--midi \(choice): \(error)") }
                 sequencer = nil
                 notices.append("no MIDI devices: \(error)")
             }

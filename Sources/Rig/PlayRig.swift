@@ -21,7 +21,7 @@ public final class PlayRig {
         public var recording: RecordingRequest
         public var songPath: String?
         /// `--midi` and `--midi-in` (see `MIDISources`).
-        public var midi: String?
+        public var midi: [String] = []
         public var midiIn: String?
         public var loop = false
         public var tempo: Float = 1

@@ -17,7 +17,8 @@ public enum RecordRig {
     ///   - driver: ALSA: the capture PCM, its playback side the monitor
     ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
     ///     `out_L`/`out_R` carrying them for a monitor the user patches.
-    public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?) throws {
+    ///   - verbose: print what was asked of the device and what it granted (`VerboseReport`).
+    public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?, verbose: Bool = false) throws {
         let path = try request.resolvePath()
         StopSignals.install()
         let driver: any AudioDriver
@@ -72,6 +73,9 @@ public enum RecordRig {
         runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
         print("busker record: \((driver as? DuplexDriver)?.granted.description ?? driver.summary); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
+        if verbose {
+            for line in VerboseReport.lines(for: driver) + ["take: \(request.format.rawValue) at \(granted.sampleRate) Hz"] { print("busker record: \(line)") }
+        }
         fflush(nil)
 
         var lastSecond = -1

@@ -71,6 +71,9 @@ public struct RecordingRequest {
                 continue
             }
             var matched = false
+            for name in formatOptions where arg == "--\(name)" || arg.hasPrefix("--\(name)=") {
+                if formatText != nil { throw CommandLineError.usage("option \(arg.split(separator: "=")[0]) is given twice (the take has one format)") }
+            }
             for name in formatOptions {
                 if arg == "--\(name)" {
                     guard i < arguments.count else { throw CommandLineError.usage("option --\(name) needs a value") }

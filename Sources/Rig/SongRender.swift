@@ -25,7 +25,8 @@ public final class SongRender {
 
     public let options: Options
     private let player: MIDIFilePlayer
-    private let rig: InstrumentRig
+    /// The instruments the song plays through.
+    public let rig: InstrumentRig
 
     /// Reads the song and loads the instruments; prints one warning line for
     /// a damaged song and one per kit problem.

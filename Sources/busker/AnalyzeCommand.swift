@@ -14,10 +14,12 @@ enum AnalyzeCommand {
     (keep it under -1 for lossy encoding) and the sample peak in dBFS.
     Reads anything libsndfile reads (WAV, FLAC, Ogg, AIFF, …); channels are
     weighted by position as BS.1770 says (1 mono, 2 stereo, 5 or 6 surround).
+
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: [], flags: ["help"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return

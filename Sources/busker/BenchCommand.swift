@@ -29,11 +29,11 @@ enum BenchCommand {
       --howl             only the howl guard: added stable gain and detection
                          time in the feedback simulator (--seconds 4…600: run length,
                          default 12; no other option goes with it)
-      --help             show this help
+      -h, --help         show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: ["input", "seconds", "period", "file-period", "runs"], flags: ["help", "no-sox", "nodes", "howl", "no-howl-guard", "no-voice-processing"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return

@@ -16,15 +16,22 @@ enum DevicesCommand {
     When a JACK server runs ($JACK_DEFAULT_SERVER, else default), lists its
     ports too, for --driver jack --connect; it never starts one.
     No sound card? Tools/virtual-soundcard starts a virtual one.
+
+      --names                only the PCM names, one a line (for scripts and completion)
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: [], flags: ["help"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
         }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
+        if args.has("names") {
+            for name in DeviceList.current().pcmNames { print(name) }
+            return
+        }
         print(DeviceList.current().description)
         print("")
         print(SequencerMIDIInput.listingText(SequencerMIDIInput.listInputs()))

@@ -16,16 +16,24 @@ enum KitsCommand {
     installed kit's name or a kit folder), only that kit, one pad a line with
     its layers, mute group and every note. Reads the kit files only: no
     sample is decoded.
+
+      --names                only the installed kits' names, one a line (for scripts and completion)
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: [], flags: ["help"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
         }
         guard args.positionals.count <= 1 else { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
         let catalog = DrumKitCatalog()
+        if args.has("names") {
+            guard args.positionals.isEmpty else { throw CommandLineError.usage("--names lists every kit: no NAME with it") }
+            for kit in catalog.installed() { print(kit.name) }
+            return
+        }
         if let name = args.positionals.first {
             let reference: DrumKitReference
             do { reference = try catalog.resolve(name) } catch { throw CommandLineError.runtime(error.description) }

@@ -11,7 +11,7 @@ import TerminalUI
 /// as fast as the machine allows, with the same graph.
 enum LiveCommand {
     static let help = """
-    usage: busker live [--device PCM | --input PCM --output PCM] [options]
+    usage: busker live [-D PCM | --input PCM --output PCM] [options]
            busker live --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
            busker live --input file:IN.wav --output file:OUT.wav [options]
 
@@ -27,7 +27,7 @@ enum LiveCommand {
       --inputs LIST          one strip per comma, + sums channels into one strip
                              (default 1: the voice on input 1, centred):
                              1,2 = a vocal mic and an instrument; 1+2 = both in one strip
-      --strip N:KEY=VALUE,…  set strip N alone (wins over the options below); keys: gain,
+      --strip N:KEY=VALUE,…  set strip N alone (repeatable; wins over the options below); keys: gain,
                              pan, mute, high-pass, gate, gate-threshold, compressor, makeup,
                              voice-processing, bass, treble, boost, reverb; on|off for
                              mute, gate, compressor, voice-processing.
@@ -39,7 +39,7 @@ enum LiveCommand {
                              and midi_in takes MIDI control beside --midi and --midi-in.
 
     ALSA devices (PCM names, as in aplay -D; see busker devices):
-      --device PCM           capture and playback on one PCM (default: default)
+      -D, --device PCM       capture and playback on one PCM (default: default)
       --input PCM            capture PCM, or file:PATH to read an audio file
       --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
       --period FRAMES        frames per period, 1…8192 (default 64, JACK's -p; files: 1024)
@@ -47,7 +47,7 @@ enum LiveCommand {
       --periods-ahead N      periods of playback queued ahead of capture, 0…15 (default 1:
                              round trip 2 periods; 0 saves a period where the device
                              keeps time itself, as a JACK or pipewire PCM does, at more risk of xruns)
-      --rate HZ              sample rate, 8000…192000 (default 48000)
+      -r, --rate HZ          sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
                              (default 0 on devices: no added delay; 1 for files)
@@ -93,18 +93,19 @@ enum LiveCommand {
                              prints the command line that starts the same sound again
 
     files only:
-      --format FMT           output samples: s16 | s24 | s32 | f32 (default s24)
-      --help                 show this help
+      -f, --sample-format, --format FMT
+                             the output file's samples: \(ArgumentScanner.sampleFormatNames);
+                             default S24_3LE
+
+      -v, --verbose          say in detail what Busker asked the devices for and got
+      -h, --help             show this help
 
     No sound card? Tools/virtual-soundcard starts a virtual one (JACK dummy driver).
     """
 
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
-        let args = try ArgumentScanner(arguments,
-            valued: LiveSettings.valuedOptions.union(["driver", "name", "connect", "input", "output", "device", "rate", "period", "periods", "periods-ahead",
-                                                      "format", "limiter-lookahead", "preset"]).union(LiveMIDIControl.valued),
-            flags: LiveSettings.flagOptions.union(["help", "no-tui", "auto-resume", "reconnect"]))
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
@@ -125,13 +126,15 @@ enum LiveCommand {
             if recording.enabled || recording.force || recording.stems {
                 throw CommandLineError.usage("--record is for devices; with file: endpoints the output file is the recording")
             }
-            if args.string("midi") != nil || args.string("midi-in") != nil {
+            if !args.strings("midi").isEmpty || args.string("midi-in") != nil {
                 throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
             }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
             print("busker live: start the same sound again with: " + start.restartLine(settings: settings, midi: nil))
         } else {
-            if args.string("format") != nil { throw CommandLineError.usage("--format is for file: outputs (the take's is --record-format)") }
+            if args.string("sample-format") != nil {
+                throw CommandLineError.usage("--sample-format is for file: outputs (the take's format is --record-format)")
+            }
             try runOnDevices(args: args, start: start, recording: recording)
         }
     }
@@ -144,6 +147,9 @@ enum LiveCommand {
         options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         options.blockSize = try args.int("period", in: 1...8192) ?? FileRenderDriver.defaultBlockSize
         if let format = try args.sampleFormat() { options.sampleFormat = format }
+        if args.has("verbose") {
+            print("busker live: \(options.outputPath): \(options.sampleFormat.alsaName) at \(options.engineRate) Hz, blocks of \(options.blockSize) frames")
+        }
         let report = try LiveChain.renderFile(options: options, settings: settings,
                                                limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds() ?? 1)
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
@@ -179,11 +185,14 @@ enum LiveCommand {
         var onJACK = false
         if case .jack = driver { onJACK = true }
         // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.string("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
+        let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
         options.jackMIDI = midi.sources.jack
         for notice in midi.notices { print("busker live: \(notice)") }
         print("busker live: \(why)")
         let rig = try LiveRig(options: options)
+        if args.has("verbose") {
+            for line in VerboseReport.lines(for: rig.runner.driver) + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }
+        }
         if rig.audioStarted {
             let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)
             session.takes = rig.takes

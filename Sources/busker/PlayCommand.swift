@@ -10,20 +10,22 @@ import TerminalUI
 /// `PlayRig` opens and starts it, `PlaySession` runs it.
 enum PlayCommand {
     static let help = """
-    usage: busker play [SONG.mid] [options]
-           busker play [SONG.mid] --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
+    usage: busker play [SONG.mid] [FONT.sf2] [options]
+           busker play [SONG.mid] [FONT.sf2] --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
 
     Plays the piano (or any General MIDI instrument of a SoundFont) on every
     MIDI channel but 10 and the drum kit on channel 10, through the tone
     controls, reverb and a limiter (−1 dBFS), to an ALSA output or JACK. With no
     MIDI hardware the computer keyboard plays: two octaves on the letter rows,
     drum pads on the number row; the screen shows which key plays what.
-    Esc quits.
+    Esc quits. A song and a SoundFont may be given in either order, as to
+    fluidsynth: Busker tells them apart by their content.
 
     \(MIDISources.help)
 
     song:
       SONG.mid               play a Standard MIDI File (formats 0, 1, 2, .kar); space stops and restarts it
+      FONT.sf2               the sampler's SoundFont (SF2 or SF3; the same as --soundfont)
       --loop                 start the song again when it ends
       --tempo SCALE          play faster (2) or slower (0.5), 0.125…8 (default 1)
 
@@ -41,10 +43,11 @@ enum PlayCommand {
                              midi_in=CLIENT:PORT (with out_L=…,out_R=…) or jack_connect.
 
     output:
-      --output PCM           ALSA playback PCM (default: default; see busker devices)
+      -D, --output, --device PCM
+                             ALSA playback PCM (default: default; see busker devices)
       --period FRAMES        frames per period, 16…8192 (default 128)
       --periods N            periods per buffer, 2…16 (default 2)
-      --rate HZ              sample rate, 8000…192000 (default 48000)
+      -r, --rate HZ          sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; ends with the song, or on SIGINT/SIGTERM
       --limiter-lookahead MS the output limiter's look-ahead, 0…5 ms (default 1)
       --auto-resume          after a suspend or Ctrl-Z, start again by itself (default: wait for space;
@@ -54,24 +57,23 @@ enum PlayCommand {
     tone (as in busker live):
       --bass DB  --treble DB  --boost DB  --reverb PERCENT  --room NAME
       --volume LEVEL         master volume, 0…1 (default 0.5)
-      --help                 show this help
+
+      -v, --verbose          say in detail what Busker asked the device for and got, and what it loaded
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format", "format"])
-        let args = try ArgumentScanner(arguments,
-            valued: InstrumentRig.Options.valued.union(MIDISources.valued).union([
-                "driver", "name", "connect", "tempo", "output", "period", "periods", "rate", "limiter-lookahead",
-                "bass", "treble", "boost", "reverb", "room", "volume"]),
-            flags: InstrumentRig.Options.flags.union(["help", "no-tui", "loop", "auto-resume", "reconnect"]))
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
         }
-        if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
+        let files = try PositionalFiles(args.positionals, soundFontOption: args.string("soundfont"))
         var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.5 }
-        let instruments = try InstrumentRig.Options(args: args)
+        var instruments = try InstrumentRig.Options(args: args)
+        if let font = files.soundFont { instruments.soundFont = font }
         let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: 0) {
             var driver = DuplexDriver.Options(playback: args.string("output") ?? "default")
             driver.periodFrames = try args.int("period", in: 16...8192) ?? 128
@@ -84,8 +86,8 @@ enum PlayCommand {
         options.tempo = try args.tempoScale()
         options.limiterLookaheadMilliseconds = try args.limiterLookaheadMilliseconds() ?? 1
         options.loop = args.has("loop")
-        options.songPath = args.positionals.first
-        options.midi = args.string("midi")
+        options.songPath = files.song
+        options.midi = args.strings("midi")
         options.midiIn = args.string("midi-in")
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
         if options.songPath == nil && (args.has("loop") || args.string("tempo") != nil) {
@@ -94,6 +96,11 @@ enum PlayCommand {
 
         print("busker play: \(why)")
         let rig = try PlayRig(options: options)
+        if args.has("verbose") {
+            for line in VerboseReport.lines(for: rig.runner.driver) + VerboseReport.lines(for: rig.rig) + ["MIDI in: \(rig.sources.summary)"] {
+                print("busker play: \(line)")
+            }
+        }
         if rig.audioStarted {
             let session = PlaySession(rig: rig.rig, sources: rig.sources, runner: rig.runner, player: rig.player,
                                       songName: rig.songName, settings: settings, useTUI: useTUI)

@@ -1,4 +1,5 @@
 import ALSA
+import FileIO
 import Foundation
 import Recording
 import Rig
@@ -30,32 +31,36 @@ enum RecordCommand {
     \(AudioDriverChoice.help)
                              With JACK: --channels N ports in_1…in_N (default 2) are
                              recorded; out_L/out_R carry them, unpatched, for a monitor.
-      --input PCM            capture PCM (default: default; see busker devices),
+      -D, --input, --device PCM
+                             capture PCM (default: default; see busker devices),
                              or file:IN.wav to record an audio file offline
       --output PCM           listen on this playback PCM while recording (default: none)
-      --duration SECONDS     stop after exactly this long
-      --format FMT           \(RecordingFormat.names) (default wav24: 24-bit WAV;
+      -d, --duration SECONDS stop after exactly this long
+      --record-format, --format FMT
+                             \(RecordingFormat.names) (default wav24: 24-bit WAV;
                              float is 32-bit float WAV; flac is 24-bit)
+      -f, --sample-format FMT
+                             a WAV take's samples, as arecord -f: S16_LE (wav16), S24_3LE
+                             (wav24) or FLOAT_LE (float)
       --force                overwrite PATH if it exists
-      --channels N           capture channels, 1…32 (default: the device's; files: the file's)
-      --rate HZ              sample rate, 8000…192000 (default 48000; files: the file's own)
+      -c, --channels N       capture channels, 1…32 (default: the device's; files: the file's)
+      -r, --rate HZ          sample rate, 8000…192000 (default 48000; files: the file's own)
       --period FRAMES        frames per period, 16…8192 (default 256)
       --periods N            periods per buffer, 2…16 (default 2)
       --no-tui               (accepted) busker record prints a status line every second
-      --help                 show this help
+      -v, --verbose          say in detail what Busker asked the device for and got
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments,
-            valued: ["driver", "name", "connect", "input", "output", "duration", "format", "channels", "rate", "period", "periods"],
-            flags: ["help", "force", "no-tui"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
         }
         if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
         var forRequest = args.positionals.first.map { ["--record=\($0)"] } ?? ["--record"]
-        if let format = args.string("format") { forRequest += ["--format", format] }
+        if let format = try recordFormat(args) { forRequest += ["--format", format] }
         if args.has("force") { forRequest.append("--force") }
         let (request, _) = try RecordingRequest.extract(from: forRequest, formatOptions: ["format"])
         var duration: Double?
@@ -80,7 +85,23 @@ enum RecordCommand {
                 return options
             }
             print("busker record: \(why)")
-            try RecordRig.recordDevice(driver: driver, request: request, duration: duration)
+            try RecordRig.recordDevice(driver: driver, request: request, duration: duration, verbose: args.has("verbose"))
+        }
+    }
+
+    /// The take's format: `--record-format` (or `--format`), or what
+    /// `--sample-format` names as arecord's `-f` does; nil when neither is given.
+    private static func recordFormat(_ args: ArgumentScanner) throws -> String? {
+        guard let sample = args.string("sample-format") else { return args.string("record-format") }
+        if args.string("record-format") != nil {
+            throw CommandLineError.usage("give --record-format or --sample-format, not both")
+        }
+        switch SampleFormat(name: sample) {
+        case .s16: return "wav16"
+        case .s24: return "wav24"
+        case .f32: return "float"
+        case .s32, nil:
+            throw CommandLineError.usage("--sample-format for a take is S16_LE, S24_3LE or FLOAT_LE (16-bit, 24-bit or float WAV), not '\(sample)'")
         }
     }
 }

@@ -7,17 +7,21 @@ import TerminalUI
 /// the machine allows, with a progress bar and an ETA on a terminal.
 enum RenderCommand {
     static let help = """
-    usage: busker render SONG.mid -o OUT.wav [options]
+    usage: busker render SONG.mid [FONT.sf2] -o OUT.wav [options]
 
     Plays a Standard MIDI File (formats 0, 1, 2 and .kar) through the sampler
     (every channel but 10), the drum kit (channel 10), the tone controls,
     reverb and limiter, and writes the result, as fast as the machine allows.
     The file ends 50 ms after the song's last sound above −90 dBFS (reverb
-    and release tails are kept, up to 10 s past the song's end).
+    and release tails are kept, up to 10 s past the song's end). The song and
+    a SoundFont may be given in either order, as to fluidsynth: Busker tells
+    them apart by their content.
 
       -o, --output PATH      the audio file to write (.wav, .flac, .ogg, .aiff); replaced if it exists
-      --rate HZ              sample rate, 8000…192000 (default 48000)
-      --format FMT           samples: s16 | s24 | s32 | f32 (default s24)
+      -r, --rate HZ          sample rate, 8000…192000 (default 48000)
+      -f, --sample-format, --format FMT
+                             the file's samples: \(ArgumentScanner.sampleFormatNames);
+                             default S24_3LE
       --tempo SCALE          play faster (2) or slower (0.5), 0.125…8 (default 1)
       --period FRAMES        frames per block, 16…8192 (default 1024; the output does not depend on it)
       --no-progress          no progress bar
@@ -27,27 +31,26 @@ enum RenderCommand {
     tone (as in busker live):
       --bass DB  --treble DB  --boost DB  --reverb PERCENT  --room NAME
       --volume LEVEL         master volume, 0…1 (default 0.8 for renders)
-      --help                 show this help
+
+      -v, --verbose          say in detail what Busker loaded and wrote
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments,
-            valued: InstrumentRig.Options.valued.union(["output", "rate", "format", "tempo", "period",
-                                                        "bass", "treble", "boost", "reverb", "room", "volume"]),
-            flags: InstrumentRig.Options.flags.union(["help", "no-progress"]),
-            aliases: ["o": "output"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
         }
-        guard let songPath = args.positionals.first else { throw CommandLineError.usage("render needs a MIDI file: busker render SONG.mid -o OUT.wav") }
-        if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
+        let files = try PositionalFiles(args.positionals, soundFontOption: args.string("soundfont"))
+        guard let songPath = files.song else { throw CommandLineError.usage("render needs a MIDI file: busker render SONG.mid -o OUT.wav") }
         guard let outputPath = args.string("output"), !outputPath.isEmpty else {
             throw CommandLineError.usage("render needs an output file: -o OUT.wav")
         }
         var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.8 }
-        let instruments = try InstrumentRig.Options(args: args)
+        var instruments = try InstrumentRig.Options(args: args)
+        if let font = files.soundFont { instruments.soundFont = font }
         var driver = SongRenderDriver.Options(outputPath: outputPath)
         driver.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         driver.blockSize = try args.int("period", in: 16...8192) ?? FileRenderDriver.defaultBlockSize
@@ -56,6 +59,12 @@ enum RenderCommand {
         options.tempo = try args.tempoScale()
 
         let render = try SongRender(options: options)
+        if args.has("verbose") {
+            for line in VerboseReport.lines(for: render.rig)
+                + ["output: \(outputPath), \(driver.sampleFormat.alsaName) at \(driver.engineRate) Hz, blocks of \(driver.blockSize) frames"] {
+                print("busker render: \(line)")
+            }
+        }
         StopSignals.install()
         let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: render.songSeconds) : nil
         let summary: String

@@ -13,10 +13,12 @@ enum RepairCommand {
     frame is cut off; a RIFF file whose data passed 4 GiB becomes RF64 when
     it has room for the ds64 chunk (Busker's takes do). A complete WAV (its
     data size right, chunks such as LIST after the data) is left as it is.
+
+      -h, --help             show this help
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, valued: [], flags: ["help"])
+        let args = try ArgumentScanner(arguments, help: help)
         if args.has("help") {
             print(help)
             return
