@@ -1,4 +1,5 @@
 import Engine
+import MIDI
 import Sequencing
 import Synchronization
 
@@ -25,6 +26,10 @@ import Synchronization
 ///
 /// Messages on channels outside `channels` are ignored (by default the GM
 /// percussion channel, which belongs to the drum kit); system reset always applies.
+/// When `channels` takes the percussion channel (index 9), its notes play the
+/// SoundFont's percussion (bank 128, the kit the channel's program change
+/// selects) only for the notes in `percussionNotes`: the drum kit node plays
+/// the others. Controllers and program changes on that channel always apply.
 public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// The scheduler's events, read at every block.
     public let events: MIDIEventBuffer
@@ -40,6 +45,9 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     private let handover = Handover<SamplerSynth>(retiredCapacity: 8)
     private let voiceCount = Atomic<Int>(0)
     private let handovers = Atomic<Int>(0)
+    /// `percussionNotes`, as two words.
+    private let percussionLow = Atomic<UInt64>(.max)
+    private let percussionHigh = Atomic<UInt64>(.max)
 
     // MARK: Audio thread only
     /// The synth playing (retained), or nil before the first handover.
@@ -116,6 +124,18 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// - Realtime: safe (an atomic load)
     public var activeVoiceCount: Int { voiceCount.load(ordering: .relaxed) }
 
+    /// The notes of the percussion channel (index 9) this sampler plays, when
+    /// `channels` takes that channel; every note until set.
+    /// - Thread: any (the audio thread reads it at each block)
+    /// - Realtime: safe (atomic loads and stores)
+    public var percussionNotes: MIDINoteSet {
+        get { MIDINoteSet(low: percussionLow.load(ordering: .relaxed), high: percussionHigh.load(ordering: .relaxed)) }
+        set {
+            percussionLow.store(newValue.low, ordering: .relaxed)
+            percussionHigh.store(newValue.high, ordering: .relaxed)
+        }
+    }
+
     /// Synths the audio thread has taken over since start.
     /// - Thread: any
     /// - Realtime: safe (an atomic load)
@@ -161,6 +181,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
             return
         }
         let left = output[0], right = output[min(1, output.channelCount - 1)]
+        let percussion = percussionNotes
         Unmanaged<SamplerSynth>.fromOpaque(current)._withUnsafeGuaranteedRef { synth in
             var done = 0
             let count = events.count
@@ -172,6 +193,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
                     done = frame
                 }
                 if let channel = event.message.channel, !channels.contains(channel: channel) { continue }
+                if !Self.plays(event.message, percussion: percussion) { continue }
                 synth.apply(event.message)
             }
             if done < frames { synth.render(left: left + done, right: right + done, frameCount: frames - done) }
@@ -180,6 +202,21 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
             voiceCount.store(voices, ordering: .relaxed)
         }
         for c in 2..<max(2, output.channelCount) { output[c].update(from: left, count: frames) }
+    }
+
+    /// Whether a message the channel filter let through is this sampler's:
+    /// a note on the percussion channel only when `percussion` holds it.
+    /// - Thread: audio
+    /// - Realtime: safe
+    @inline(__always)
+    private static func plays(_ message: MIDIMessage, percussion: MIDINoteSet) -> Bool {
+        switch message {
+        case .noteOn(GeneralMIDI.percussionChannel, let note, _), .noteOff(GeneralMIDI.percussionChannel, let note, _),
+             .polyPressure(GeneralMIDI.percussionChannel, let note, _):
+            return percussion.contains(note)
+        default:
+            return true
+        }
     }
 
     /// Takes a synth handed over, if there is one and the previous handover's fade is over.

@@ -10,7 +10,7 @@ enum RenderCommand {
     usage: busker render SONG.mid -o OUT.wav [options]
 
     Plays a Standard MIDI File (formats 0, 1, 2 and .kar) through the sampler
-    (every channel but 10), the drum kit (channel 10), the tone controls,
+    (every channel), the drum kit (channel 10: see --drums), the tone controls,
     reverb and limiter, and writes the result, as fast as the machine allows.
     The file ends 50 ms after the song's last sound above −90 dBFS (reverb
     and release tails are kept, up to 10 s past the song's end).

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAllocationCounter
+import DSP
+import Engine
+import InstrumentTestSupport
+import Instruments
+import MIDI
+import RenderTestSupport
+import Sequencing
+import Synchronization
+import XCTest
+
+/// Channel 10 split between the drum kit (its pads) and the sampler (the
+/// SoundFont's percussion for every other note), as `busker play` and
+/// `busker render` build it.
+final class PercussionRoutingTests: XCTestCase {
+    private func shippedKit() throws -> DrumKit {
+        try DrumKit.load(manifestAt: DrumKitLocation.defaultManifestPath(), sampleRate: 48_000)
+    }
+
+    /// The sampler plays a channel-10 note only when its percussion notes hold it.
+    func testTheSamplerPlaysOnlyThePercussionNotesItIsGiven() throws {
+        let rig = try SamplerTestRig(soundFont: SamplerTestRig.fluidR3, channels: .all)
+        rig.node.percussionNotes = MIDINoteSet(notes: [56])
+        rig.send(.noteOn(channel: 9, note: 38, velocity: 110), at: 0)
+        let withheld = rig.renderMono(frames: 24_000)
+        rig.send(.noteOn(channel: 9, note: 56, velocity: 110), at: rig.frame)
+        let played = rig.renderMono(frames: 24_000)
+        let rms = { (x: [Float]) in sqrt(x.reduce(0) { $0 + $1 * $1 } / Float(x.count)) }
+        print("snare withheld: RMS \(rms(withheld)); cowbell played: RMS \(rms(played))")
+        XCTAssertEqual(rms(withheld), 0, "note 38 is not the sampler's")
+        XCTAssertGreaterThan(20 * log10(rms(played)), -50, "the cowbell sounds")
+    }
+
+    /// The kit and the sampler share channel 10 on the "audio-render" thread:
+    /// every GM percussion note, program changes that pick another drum kit
+    /// of the SoundFont, CC 91 and CC 93 on the way, melodic notes beside;
+    /// no allocation, no free, and both instruments sound.
+    func testSplitPercussionAllocatesNothingOnTheRenderThread() throws {
+        try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs Linux/glibc")
+        let port = MIDIInputPort(name: "script")
+        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
+        let sampler = SamplerNode(events: scheduler.events, sampleRate: 48_000, channels: .all)
+        let kit = try shippedKit()
+        sampler.percussionNotes = kit.padNotes.complement
+        try sampler.load(SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64))
+        let drums = DrumKitNode(events: scheduler.events)
+        try drums.install(kit)
+        let graph = AudioGraph(inputChannelCount: 0)
+        let mixer = MixerNode(name: "mixer", inputCount: 2, outputChannelCount: 2)
+        let mixerID = graph.add(mixer)
+        try graph.connect(graph.add(sampler), to: mixerID, bus: 0)
+        try graph.connect(graph.add(drums), to: mixerID, bus: 1)
+        graph.output = mixerID
+        let engine = RenderEngine()
+        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
+        engine.attach(scheduler)
+
+        let frames = 64, blocks = 2_400, warmUp = 16
+        var frame = Int64(warmUp * frames)
+        var sent = 0
+        func send(_ message: MIDIMessage, after delay: Int64 = 0) {
+            frame += delay
+            if port.send(message, at: .sample(frame)) { sent += 1 }
+        }
+        let kits: [UInt8] = [0, 8, 16, 25, 40, 48]
+        for (round, note) in (35...81).enumerated() {
+            if round % 8 == 0 { send(.programChange(channel: 9, program: kits[round / 8 % kits.count])) }
+            send(.controlChange(channel: 9, controller: 91, value: UInt8(round * 5 % 128)))
+            send(.controlChange(channel: 9, controller: 93, value: UInt8(round * 7 % 128)))
+            send(.controlChange(channel: UInt8(round % 2), controller: 91, value: UInt8(round * 11 % 128)))
+            send(.noteOn(channel: 9, note: UInt8(note), velocity: UInt8(40 + round % 80)))
+            send(.noteOn(channel: UInt8(round % 2), note: UInt8(48 + round % 24), velocity: 90), after: 10)
+            send(.noteOff(channel: 9, note: UInt8(note), velocity: 0), after: 1_000)
+            send(.noteOff(channel: UInt8(round % 2), note: UInt8(48 + round % 24), velocity: 0))
+            frame = Int64(warmUp * frames) + Int64((round + 1) * 3_000)
+        }
+        let mostSamplerVoices = Atomic<Int>(0), mostDrumVoices = Atomic<Int>(0)
+        let counts = countAllocationsOnRenderThread(
+            engine: engine, blocks: blocks, frames: frames, inputChannels: 0, outputChannels: 2, warmUpBlocks: warmUp,
+            control: { _ in
+                mostSamplerVoices.store(max(mostSamplerVoices.load(ordering: .relaxed), sampler.activeVoiceCount), ordering: .relaxed)
+                mostDrumVoices.store(max(mostDrumVoices.load(ordering: .relaxed), drums.activeVoiceCount), ordering: .relaxed)
+            })
+        print("split percussion on the render thread: \(counts); \(sent) MIDI events; most sampler voices \(mostSamplerVoices.load(ordering: .relaxed)), drum voices \(mostDrumVoices.load(ordering: .relaxed))")
+        XCTAssertEqual(counts.blocks, blocks)
+        XCTAssertEqual(counts.allocations, 0, "allocations on the audio-render thread: \(counts)")
+        XCTAssertEqual(counts.frees, 0, "frees on the audio-render thread: \(counts)")
+        XCTAssertGreaterThan(mostSamplerVoices.load(ordering: .relaxed), 0)
+        XCTAssertGreaterThan(mostDrumVoices.load(ordering: .relaxed), 0)
+        XCTAssertEqual(port.droppedCount, 0)
+        engine.releaseAll()
+    }
+}
