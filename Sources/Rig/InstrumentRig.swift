@@ -6,7 +6,9 @@ import Sequencing
 /// scheduler fed by the sources, the FluidSynth sampler on every channel, the
 /// drum kit on channel 10 (the sampler plays the channel-10 notes the kit has
 /// no pad for, with the SoundFont's percussion: see `DrumSource`), and the
-/// instrument chain (mixer, EQ, reverb, limiter) behind them.
+/// instrument chain (mixer, EQ, reverb, limiter) behind them. The song's
+/// CC 91 and CC 93 feed, channel by channel, a send reverb (the `--room`
+/// room) and a chorus (`SamplerNode.sends`, `InstrumentChain`).
 public final class InstrumentRig {
     /// The instrument options both commands share.
     public struct Options {
@@ -93,7 +95,7 @@ public final class InstrumentRig {
             let source = options.drums ? options.drumSource : nil
             // The sampler takes channel 10 too unless only the kit (or nothing) plays it.
             let channels: SamplerChannelSet = source == nil || source == .kit ? .melodic : .all
-            sampler = SamplerNode(events: scheduler.events, sampleRate: sampleRate, channels: channels)
+            sampler = SamplerNode(events: scheduler.events, sampleRate: sampleRate, channels: channels, sends: true)
             // No percussion note before the kit's pads are known.
             sampler.percussionNotes = .none
             synth = try sampler.load(configuration)
@@ -120,7 +122,7 @@ public final class InstrumentRig {
         soundFontDrumNotes = drumSource?.soundFontNotes(kitPads: kit?.padNotes) ?? .none
         sampler.percussionNotes = soundFontDrumNotes
         chain = try InstrumentChain(sources: [sampler] + (drums.map { [$0] } ?? []), settings: settings,
-                                    limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
+                                    limiterLookaheadMilliseconds: limiterLookaheadMilliseconds, sendSource: sampler)
     }
 
     /// One line per kit problem (a pad skipped, a layer missing), for the user.

@@ -13,7 +13,8 @@ import Synchronization
 import XCTest
 
 /// Channel 10 split between the drum kit (its pads) and the sampler (the
-/// SoundFont's percussion for every other note), as `busker play` and
+/// SoundFont's percussion for every other note), the sampler's CC 91 and
+/// CC 93 sends feeding a reverb and a chorus, as `busker play` and
 /// `busker render` build it.
 final class PercussionRoutingTests: XCTestCase {
     private func shippedKit() throws -> DrumKit {
@@ -38,21 +39,32 @@ final class PercussionRoutingTests: XCTestCase {
     /// every GM percussion note, program changes that pick another drum kit
     /// of the SoundFont, CC 91 and CC 93 on the way, melodic notes beside;
     /// no allocation, no free, and both instruments sound.
-    func testSplitPercussionAllocatesNothingOnTheRenderThread() throws {
+    func testSplitPercussionAndSendsAllocateNothingOnTheRenderThread() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs Linux/glibc")
         let port = MIDIInputPort(name: "script")
         let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        let sampler = SamplerNode(events: scheduler.events, sampleRate: 48_000, channels: .all)
+        let sampler = SamplerNode(events: scheduler.events, sampleRate: 48_000, channels: .all, sends: true)
         let kit = try shippedKit()
         sampler.percussionNotes = kit.padNotes.complement
         try sampler.load(SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64))
         let drums = DrumKitNode(events: scheduler.events)
         try drums.install(kit)
+        // The sends' reverb and chorus as busker play and render build them.
         let graph = AudioGraph(inputChannelCount: 0)
-        let mixer = MixerNode(name: "mixer", inputCount: 2, outputChannelCount: 2)
+        let mixer = MixerNode(name: "mixer", inputCount: 4, outputChannelCount: 2)
         let mixerID = graph.add(mixer)
-        try graph.connect(graph.add(sampler), to: mixerID, bus: 0)
+        let samplerID = graph.add(sampler)
+        try graph.connect(samplerID, to: mixerID, bus: 0)
         try graph.connect(graph.add(drums), to: mixerID, bus: 1)
+        let reverb = ReverbNode(name: "send reverb", preset: .hall, passesDry: false)
+        reverb.wet.value = 100
+        for (bus, (channel, effect)) in [(2, (2, reverb as AudioNode)), (3, (4, ChorusNode()))] {
+            let pair = graph.add(ChannelPairNode(left: channel, right: channel + 1))
+            try graph.connect(samplerID, to: pair)
+            let effectID = graph.add(effect)
+            try graph.connect(pair, to: effectID)
+            try graph.connect(effectID, to: mixerID, bus: bus)
+        }
         graph.output = mixerID
         let engine = RenderEngine()
         engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
