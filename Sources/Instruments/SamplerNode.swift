@@ -79,6 +79,9 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     /// Per MIDI channel, the send gains (CC value / 127).
     private let reverbSends: UnsafeMutablePointer<Float>
     private let chorusSends: UnsafeMutablePointer<Float>
+    /// Bit `c`: channel `c` has had a note-on since the synth came in, so its
+    /// pair may hold sound; the others are skipped when mixing.
+    private var soundingChannels: UInt16 = 0
 
     /// - Parameters:
     ///   - events: the `MIDIScheduler`'s `events`.
@@ -271,7 +274,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
             reverbLeft[n] = 0; reverbRight[n] = 0
             chorusLeft[n] = 0; chorusRight[n] = 0
         }
-        for channel in 0..<16 {
+        for channel in 0..<16 where soundingChannels & (1 << UInt16(channel)) != 0 {
             let l = scratch + (2 * channel) * stride, r = scratch + (2 * channel + 1) * stride
             let reverb = reverbSends[channel], chorus = chorusSends[channel]
             for n in 0..<frames {
@@ -299,6 +302,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     @inline(__always)
     private func noteSends(_ message: MIDIMessage) {
         switch message {
+        case let .noteOn(channel, _, _) where channel < 16:
+            soundingChannels |= 1 << UInt16(channel)
         case let .controlChange(channel, 91, value) where channel < 16:
             reverbSends[Int(channel)] = Float(value & 0x7F) / 127
         case let .controlChange(channel, 93, value) where channel < 16:
@@ -345,6 +350,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
             fadeRemaining = fadeLength
         }
         current = next
+        soundingChannels = 0
         handovers.add(1, ordering: .relaxed)
     }
 
