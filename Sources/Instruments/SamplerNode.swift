@@ -135,11 +135,11 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
 
     /// Hands `synth` to the audio thread, which takes it at its next block. A
     /// synth handed over earlier and not yet taken is released here instead.
+    /// With `sends`, a synth without `channelOutputs` plays dry (no sends).
     /// - Realtime: unsafe (may free). Control thread: the one thread that also
     ///   calls `collectRetired` (the retired queue has a single consumer).
     public func install(_ synth: SamplerSynth) {
         precondition(synth.sampleRate == sampleRate, "a \(synth.sampleRate) Hz synth in a \(sampleRate) Hz sampler")
-        precondition(synth.configuration.channelOutputs == sends, "a sampler with sends needs a synth with channel outputs, and only then")
         handover.offer(synth)
     }
 
@@ -259,8 +259,12 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
     @inline(__always)
     private func renderSegment(_ synth: SamplerSynth, output: AudioBlock, from start: Int, frames: Int) {
         let left = output[0] + start, right = output[min(1, output.channelCount - 1)] + start
-        guard sends, output.channelCount >= 6, let scratch = channelScratch else {
+        guard sends, synth.channelOutputs, output.channelCount >= 6, let scratch = channelScratch else {
             synth.render(left: left, right: right, frameCount: frames)
+            // A synth without channel outputs (built elsewhere and installed) plays dry.
+            if output.channelCount >= 6 {
+                for c in 2..<6 { (output[c] + start).update(repeating: 0, count: frames) }
+            }
             return
         }
         let stride = channelScratchFrames

@@ -44,7 +44,8 @@ public final class SamplerSynth: @unchecked Sendable {
     private let soundFontID: Int32
     /// Two output pointers for `fluid_synth_process` (the mix of every channel).
     private let mixOutputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
-    private let channelOutputs: Bool
+    /// Whether each MIDI channel renders to its own pair (`renderChannels`).
+    public let channelOutputs: Bool
 
     /// Loads the SoundFont and selects the instrument on `channels`.
     ///

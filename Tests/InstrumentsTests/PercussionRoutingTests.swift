@@ -105,4 +105,32 @@ final class PercussionRoutingTests: XCTestCase {
         XCTAssertEqual(port.droppedCount, 0)
         engine.releaseAll()
     }
+
+    /// A synth built without channel outputs (by another loader) and handed
+    /// to a sampler with sends plays dry, and the send channels are silent,
+    /// whatever the buffers held before.
+    func testASynthWithoutChannelOutputsPlaysDryInASamplerWithSends() throws {
+        let port = MIDIInputPort(name: "test")
+        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
+        let node = SamplerNode(events: scheduler.events, sampleRate: 48_000, sends: true)
+        node.install(try SamplerSynth(configuration: SamplerConfiguration(soundFontPath: SamplerTestRig.smallFont), sampleRate: 48_000))
+        node.allocate(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 256), inputChannelCounts: [], outputChannelCount: 6)
+        let buffer = AudioBuffer(channelCount: 6, capacity: 256)
+        XCTAssertTrue(port.send(.controlChange(channel: 0, controller: 91, value: 127), at: .sample(0)))
+        XCTAssertTrue(port.send(.noteOn(channel: 0, note: 60, velocity: 100), at: .sample(0)))
+        var dry: Float = 0, sends: Float = 0
+        for block in 0..<40 {
+            let output = buffer.block(frames: 256)
+            for c in 0..<6 { output[c].update(repeating: 1, count: 256) }
+            scheduler.beginCycle(sampleTime: Int64(block * 256), frameCount: 256, sampleRate: 48_000, hostTime: 0)
+            node.render(inputs: UnsafeBufferPointer(start: nil, count: 0), output: output)
+            for n in 0..<256 {
+                dry += abs(output[0][n])
+                for c in 2..<6 { sends += abs(output[c][n]) }
+            }
+        }
+        XCTAssertGreaterThan(dry, 1, "the note sounds dry")
+        XCTAssertEqual(sends, 0, "no send without channel outputs")
+        node.collectRetired()
+    }
 }
