@@ -161,4 +161,9 @@ public final class DrumKit: @unchecked Sendable {
         let index = Int(padForNote[Int(note & 0x7F)])
         return index >= 0 ? pads[index] : nil
     }
+
+    /// Every note that plays a pad (a pad's own note and the notes mapped to it).
+    public var padNotes: MIDINoteSet {
+        MIDINoteSet(notes: (0..<128).filter { padForNote[$0] >= 0 })
+    }
 }

@@ -21,6 +21,10 @@ public struct SamplerConfiguration: Equatable, Sendable {
     /// FluidSynth's own reverb and chorus; off by default because Busker's reverb serves.
     public var reverb: Bool
     public var chorus: Bool
+    /// Render each MIDI channel to its own stereo pair (`synth.audio-groups =
+    /// 16`), for `SamplerSynth.renderChannels`: the per-channel sends of
+    /// `SamplerNode`. Off by default (one stereo mix).
+    public var channelOutputs = false
 
     public static let defaultPolyphony = 256
     public static let defaultGain = 0.3

@@ -14,6 +14,8 @@ import MIDI
 /// Settings, and why:
 /// - `synth.sample-rate`: the engine's rate; FluidSynth's own audio drivers are unused.
 /// - `synth.reverb.active`, `synth.chorus.active`: off unless configured (Busker's reverb serves).
+/// - `synth.audio-channels`, `synth.audio-groups`: 16 with `channelOutputs`
+///   (each MIDI channel to its own stereo pair), else 1.
 /// - `synth.polyphony`: the configured limit; FluidSynth steals voices beyond it.
 /// - `synth.gain`: see `SamplerConfiguration.gain`.
 /// - `synth.cpu-cores = 1`: no FluidSynth worker threads; the render thread does the work.
@@ -40,6 +42,10 @@ public final class SamplerSynth: @unchecked Sendable {
     private let settings: OpaquePointer
     private let synth: OpaquePointer
     private let soundFontID: Int32
+    /// Two output pointers for `fluid_synth_process` (the mix of every channel).
+    private let mixOutputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    /// Whether each MIDI channel renders to its own pair (`renderChannels`).
+    public let channelOutputs: Bool
 
     /// Loads the SoundFont and selects the instrument on `channels`.
     ///
@@ -77,8 +83,9 @@ public final class SamplerSynth: @unchecked Sendable {
         _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
         _ = fluid_settings_setint(settings, "synth.dynamic-sample-loading", 0)
         _ = fluid_settings_setint(settings, "synth.lock-memory", 1)
-        _ = fluid_settings_setint(settings, "synth.audio-channels", 1)
-        _ = fluid_settings_setint(settings, "synth.audio-groups", 1)
+        let groups: Int32 = configuration.channelOutputs ? 16 : 1
+        _ = fluid_settings_setint(settings, "synth.audio-channels", groups)
+        _ = fluid_settings_setint(settings, "synth.audio-groups", groups)
         _ = fluid_settings_setint(settings, "synth.midi-channels", 16)
         _ = fluid_settings_setint(settings, "synth.verbose", 0)
 
@@ -104,6 +111,9 @@ public final class SamplerSynth: @unchecked Sendable {
 
         self.settings = settings
         self.synth = synth
+        channelOutputs = configuration.channelOutputs
+        mixOutputs = .allocate(capacity: 2)
+        mixOutputs.initialize(repeating: nil, count: 2)
         self.soundFontID = id
         self.configuration = configuration
         self.sampleRate = sampleRate
@@ -113,6 +123,7 @@ public final class SamplerSynth: @unchecked Sendable {
     }
 
     deinit {
+        mixOutputs.deallocate()
         delete_fluid_synth(synth)
         delete_fluid_settings(settings)
     }
@@ -199,7 +210,29 @@ public final class SamplerSynth: @unchecked Sendable {
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
         guard frameCount > 0 else { return }
         let synth = self.synth
-        _ = _unsafePerformance { fluid_synth_write_float(synth, Int32(frameCount), left, 0, 1, right, 0, 1) }
+        if channelOutputs {
+            // fluid_synth_process adds every channel's pair into the two buffers.
+            left.update(repeating: 0, count: frameCount)
+            right.update(repeating: 0, count: frameCount)
+            let outputs = mixOutputs
+            outputs[0] = left
+            outputs[1] = right
+            _ = _unsafePerformance { fluid_synth_process(synth, Int32(frameCount), 0, nil, 2, outputs) }
+        } else {
+            _ = _unsafePerformance { fluid_synth_write_float(synth, Int32(frameCount), left, 0, 1, right, 0, 1) }
+        }
+    }
+
+    /// Adds `frameCount` frames of each MIDI channel `c` into `outputs[2c]`
+    /// (left) and `outputs[2c + 1]` (right): 32 buffers, cleared by the
+    /// caller. Only with `configuration.channelOutputs`.
+    /// - Thread: audio
+    /// - Realtime: safe (checked by the compiler with `@_noLocks` up to the C call)
+    @_noLocks
+    public func renderChannels(_ outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frameCount: Int) {
+        guard frameCount > 0 else { return }
+        let synth = self.synth
+        _ = _unsafePerformance { fluid_synth_process(synth, Int32(frameCount), 0, nil, 32, outputs) }
     }
 
     /// Voices sounding now, released ones still in their release included.

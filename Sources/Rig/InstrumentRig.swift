@@ -3,9 +3,12 @@ import Instruments
 import Sequencing
 
 /// The instruments as `busker play` and `busker render` build them: a MIDI
-/// scheduler fed by the sources, the FluidSynth sampler on every channel but
-/// 10, the drum kit on channel 10, and the instrument chain (mixer, EQ,
-/// reverb, limiter) behind them.
+/// scheduler fed by the sources, the FluidSynth sampler on every channel, the
+/// drum kit on channel 10 (the sampler plays the channel-10 notes the kit has
+/// no pad for, with the SoundFont's percussion: see `DrumSource`), and the
+/// instrument chain (mixer, EQ, reverb, limiter) behind them. The song's
+/// CC 91 and CC 93 feed, channel by channel, a send reverb (the `--room`
+/// room) and a chorus (`SamplerNode.sends`, `InstrumentChain`).
 public final class InstrumentRig {
     /// The instrument options both commands share.
     public struct Options {
@@ -16,9 +19,11 @@ public final class InstrumentRig {
         public var polyphony: Int?
         public var kit: String?
         public var drums = true
+        /// What plays channel 10 (`--drums`), when `drums` is on.
+        public var drumSource = DrumSource.both
         public var watchdogSeconds = 30.0
 
-        public static let valued: Set<String> = ["soundfont", "instrument", "program", "bank", "polyphony", "kit", "note-watchdog"]
+        public static let valued: Set<String> = ["soundfont", "instrument", "program", "bank", "polyphony", "kit", "drums", "note-watchdog"]
         public static let flags: Set<String> = ["no-drums"]
 
         public static let help = """
@@ -31,7 +36,12 @@ public final class InstrumentRig {
           --polyphony N          sampler voices, 1…4096 (default 256; the quietest are stolen beyond)
           --kit KIT              drum kit: a kit.json or its folder, a Hydrogen kit folder (drumkit.xml),
                                  or an installed kit's name (busker kits lists them; default: the shipped kit)
-          --no-drums             no drum kit; channel 10 is silent
+          --drums kit|soundfont|both
+                                 what plays channel 10: the kit only (notes without a pad are silent),
+                                 the SoundFont's percussion only (bank 128, the kit the song's program
+                                 change selects), or both (default): the kit's pads where it has them,
+                                 the SoundFont for every other note (the start-up line lists which)
+          --no-drums             nothing plays channel 10
           --note-watchdog S      end notes held longer than S seconds, 0 = never (default 30)
         """
 
@@ -44,6 +54,13 @@ public final class InstrumentRig {
             kit = args.string("kit")
             drums = !args.has("no-drums")
             if drums == false && kit != nil { throw CommandLineError.usage("--kit and --no-drums contradict each other") }
+            if let value = args.string("drums") {
+                if !drums { throw CommandLineError.usage("--drums and --no-drums contradict each other") }
+                drumSource = try DrumSource(option: value)
+                if drumSource == .soundFont && kit != nil {
+                    throw CommandLineError.usage("--kit and --drums soundfont contradict each other")
+                }
+            }
             if let seconds = try args.float("note-watchdog") {
                 guard (0...3600).contains(seconds) else {
                     throw CommandLineError.usage("--note-watchdog \(seconds) s is out of range 0…3600")
@@ -59,6 +76,10 @@ public final class InstrumentRig {
     public let soundFont: SoundFontLocator.Location
     public let drums: DrumKitNode?
     public let kit: DrumKit?
+    /// What plays channel 10; nil with `--no-drums`.
+    public let drumSource: DrumSource?
+    /// The channel-10 notes the SoundFont plays (none with `--drums kit` or `--no-drums`).
+    public let soundFontDrumNotes: MIDINoteSet
     public let chain: InstrumentChain
 
     /// Loads the SoundFont and the kit (slow: seconds for FluidR3_GM) and builds the graph.
@@ -71,12 +92,18 @@ public final class InstrumentRig {
             let instrument = try SamplerInstrument.resolve(instrument: options.instrument, program: options.program, bank: options.bank)
             let configuration = SamplerConfiguration(soundFontPath: soundFont.path, instrument: instrument,
                                                      polyphony: options.polyphony ?? SamplerConfiguration.defaultPolyphony)
-            sampler = SamplerNode(events: scheduler.events, sampleRate: sampleRate)
+            let source = options.drums ? options.drumSource : nil
+            // The sampler takes channel 10 too unless only the kit (or nothing) plays it.
+            let channels: SamplerChannelSet = source == nil || source == .kit ? .melodic : .all
+            sampler = SamplerNode(events: scheduler.events, sampleRate: sampleRate, channels: channels, sends: true)
+            // No percussion note before the kit's pads are known.
+            sampler.percussionNotes = .none
             synth = try sampler.load(configuration)
         } catch let error as SamplerError {
             throw CommandLineError.runtime(error.description)
         }
-        if options.drums {
+        drumSource = options.drums ? options.drumSource : nil
+        if options.drums && options.drumSource != .soundFont {
             do {
                 let reference = try options.kit.map { (given) throws(DrumKitError) in try DrumKitCatalog().resolve(given) }
                     ?? .manifest(path: DrumKitLocation.defaultManifestPath())
@@ -92,8 +119,10 @@ public final class InstrumentRig {
             kit = nil
             drums = nil
         }
+        soundFontDrumNotes = drumSource?.soundFontNotes(kitPads: kit?.padNotes) ?? .none
+        sampler.percussionNotes = soundFontDrumNotes
         chain = try InstrumentChain(sources: [sampler] + (drums.map { [$0] } ?? []), settings: settings,
-                                    limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
+                                    limiterLookaheadMilliseconds: limiterLookaheadMilliseconds, sendSource: sampler)
     }
 
     /// One line per kit problem (a pad skipped, a layer missing), for the user.
@@ -102,8 +131,31 @@ public final class InstrumentRig {
     /// What plays, for the first line of output.
     public var summary: String {
         var text = "\(synth.presetName) from \(soundFont)"
-        if let kit { text += "; drums: \(kit.name) (\(kit.pads.count) pads)" }
+        if let drumText { text += "; drums: \(drumText)" }
         return text
+    }
+
+    /// Which channel-10 notes come from where, or nil with `--no-drums`.
+    public var drumText: String? {
+        guard let drumSource else { return nil }
+        let general = MIDINoteSet(notes: 35...81)
+        switch drumSource {
+        case .kit:
+            return kit.map { "\($0.name) (\($0.pads.count) pads), notes without a pad silent" }
+        case .soundFont:
+            return "the SoundFont's percussion on every note"
+        case .both:
+            guard let kit else { return nil }
+            let fromFont = MIDINoteSet(low: general.low & soundFontDrumNotes.low, high: general.high & soundFontDrumNotes.high)
+            return "\(kit.name) (\(kit.pads.count) pads) on notes \(kit.padNotes.rangesDescription); "
+                + "the SoundFont's percussion on every other note (of GM's 35-81: \(fromFont.rangesDescription))"
+        }
+    }
+
+    /// Where channel-10 `note` sounds from, for the screen: "kit", "sf" or nil (silent).
+    public func drumOrigin(note: UInt8) -> String? {
+        if kit?.pad(forNote: note) != nil { return "kit" }
+        return soundFontDrumNotes.contains(note) ? "sf" : nil
     }
 
     /// Frees what the audio thread has retired. Control loop.

@@ -163,7 +163,10 @@ public final class PlaySession {
         var pressed = Set(recentNotes.keys)
         for note in 0..<128 where rig.scheduler.activity.isHeld(note) { pressed.insert(note) }
         let pads = ComputerKeyboard.drumRow.map { pad in
-            (key: String(pad.key), name: rig.kit?.pad(forNote: pad.note)?.name ?? GeneralMIDI.percussionNames[pad.note] ?? "?",
+            // A pad of the kit shows its name; a note the SoundFont plays, its GM name marked "sf".
+            (key: String(pad.key),
+             name: rig.kit?.pad(forNote: pad.note)?.name
+                ?? (GeneralMIDI.percussionNames[pad.note] ?? "?") + (rig.drumOrigin(note: pad.note) == "sf" ? " (sf)" : " (silent)"),
              lit: recentPads[Int(pad.note)] != nil)
         }
         let state = runner.statusText

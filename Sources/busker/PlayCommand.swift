@@ -14,8 +14,10 @@ enum PlayCommand {
            busker play [SONG.mid] [FONT.sf2] --driver jack [--name NAME] [--connect auto|none|PORT=OTHER,…] [options]
 
     Plays the piano (or any General MIDI instrument of a SoundFont) on every
-    MIDI channel but 10 and the drum kit on channel 10, through the tone
-    controls, reverb and a limiter (−1 dBFS), to an ALSA output or JACK. With no
+    MIDI channel and the drum kit on channel 10 (see --drums), through the
+    tone controls, reverb and a limiter (−1 dBFS), to an ALSA output or JACK.
+    Each channel's CC 91 and CC 93 feed a reverb (in the --room room) and a
+    chorus; --reverb is the master reverb over the whole mix. With no
     MIDI hardware the computer keyboard plays: two octaves on the letter rows,
     drum pads on the number row; the screen shows which key plays what.
     Esc quits. A song and a SoundFont may be given in either order, as to

@@ -10,8 +10,10 @@ enum RenderCommand {
     usage: busker render SONG.mid [FONT.sf2] -o OUT.wav [options]
 
     Plays a Standard MIDI File (formats 0, 1, 2 and .kar) through the sampler
-    (every channel but 10), the drum kit (channel 10), the tone controls,
+    (every channel), the drum kit (channel 10: see --drums), the tone controls,
     reverb and limiter, and writes the result, as fast as the machine allows.
+    Each channel's CC 91 and CC 93 feed a reverb (in the --room room) and a
+    chorus; --reverb is the master reverb over the whole mix.
     The file ends 50 ms after the song's last sound above −90 dBFS (reverb
     and release tails are kept, up to 10 s past the song's end). The song and
     a SoundFont may be given in either order, as to fluidsynth: Busker tells
