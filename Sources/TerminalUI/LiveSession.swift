@@ -10,7 +10,7 @@ import Session
 /// touches the audio thread's data except through parameters, meters and queues.
 ///
 /// Strip keys act on the selected strip (tab cycles, 1–9 picks); bus keys on
-/// the bus. Other controllers (MIDI) use `setMic(on:)`, `toggleMic()`,
+/// the bus. Other controllers (MIDI, OSC) use `setMic(on:)`, `toggleMic()`,
 /// `select(strip:)` and `apply(_:)`, all on the control thread.
 public final class LiveSession {
     public let chain: LiveChain
@@ -40,6 +40,8 @@ public final class LiveSession {
     public private(set) var presetMessage: String?
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
     public var midi: LiveMIDIControl?
+    /// OSC remote control (`--osc`), drained by the control loop. Set before `run`.
+    public var osc: LiveOSCControl?
 
     public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
@@ -65,6 +67,7 @@ public final class LiveSession {
             runner.poll()
             if runner.isOver { break }
             pollMIDI(headless: terminal == nil)
+            pollOSC(headless: terminal == nil)
             if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
@@ -249,7 +252,7 @@ public final class LiveSession {
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
-        status.midi = midiLine
+        status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.learning = midi?.learn.isActive ?? false
         return status
