@@ -22,19 +22,6 @@ public final class OSCServer: @unchecked Sendable {
     public struct Sender: Hashable, Sendable {
         fileprivate var address: [UInt8]
 
-        /// `127.0.0.1:57120`, `[::1]:57120`.
-        public var text: String {
-            address.withUnsafeBytes { raw in
-                var host = [CChar](repeating: 0, count: Int(NI_MAXHOST)), service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
-                let rc = getnameinfo(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count),
-                                     &host, socklen_t(host.count), &service, socklen_t(service.count),
-                                     NI_NUMERICHOST | NI_NUMERICSERV)
-                guard rc == 0 else { return "?" }
-                let h = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                let s = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                return h.contains(":") ? "[\(h)]:\(s)" : "\(h):\(s)"
-            }
-        }
     }
 
     /// A decoded message and where it came from.

@@ -171,10 +171,19 @@ final class LiveOSCCLITests: XCTestCase {
         let (card, tap) = try card(name: "busker-oscq", tone: twoTones(seconds: 30))
         defer { try? card.stop() }
         let port = try OSCTestClient.freePort()
+        // Two presets: one for these two strips, one for a single strip (which this session cannot load).
+        let config = card.directory.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config.appendingPathComponent("busker"), withIntermediateDirectories: true)
+        let quiet = try LiveSettings(commandLine: ["--inputs", "1,2", "--volume", "0.1", "--strip", "2:treble=-3"])
+        try LivePreset(settings: quiet).text.write(to: config.appendingPathComponent("busker/quiet.preset"), atomically: true, encoding: .utf8)
+        try LivePreset(settings: LiveSettings()).text.write(to: config.appendingPathComponent("busker/solo.preset"),
+                                                             atomically: true, encoding: .utf8)
+        var environment = alsaEnvironment(of: card)
+        environment["XDG_CONFIG_HOME"] = config.path
         let (process, out, err) = try launchBusker(["live", "--no-tui", "--input", "busker_mic", "--output", "busker_tap",
                                                     "--period", "256", "--no-howl-guard", "--midi", "none", "--osc", String(port),
                                                     "--inputs", "1,2"],
-                                                   on: card)
+                                                   environment: environment)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         guard process.isRunning else { return XCTFail("busker live ended early: \(err.text)") }
@@ -235,19 +244,34 @@ final class LiveOSCCLITests: XCTestCase {
         surface.send(OSCMessage("/busker/volume"), to: port)
         XCTAssertEqual(surface.receive(for: 0.5), [OSCMessage("/busker/volume", [.float32(0.2)])])
 
+        // A preset for other strips is refused; one for these is loaded, and named.
+        surface.send(OSCMessage("/busker/preset", [.string("solo")]), to: port)
+        surface.send(OSCMessage("/busker/preset", [.string("quiet")]), to: port)
+        XCTAssertEqual(surface.receive(for: 0.5), [], "loading answers nothing")
+        surface.send(OSCMessage("/busker/state"), to: port)
+        var loaded = expected
+        loaded[2] = OSCMessage("/busker/volume", [.float32(0.1)])
+        loaded[3] = OSCMessage("/busker/preset", [.string("quiet")])
+        loaded[6] = OSCMessage("/busker/strip/1/mute", [.int32(0)])
+        loaded[11] = OSCMessage("/busker/strip/2/pan", [.float32(0)])
+        loaded[14] = OSCMessage("/busker/strip/2/treble", [.float32(-3)])
+        XCTAssertEqual(surface.receive(for: 1), loaded)
+
         usleep(300_000)
         process.interrupt()
         process.waitUntilExit()
         XCTAssertTrue(out.waitForEnd() && err.waitForEnd(), "output not closed")
         XCTAssertEqual(process.terminationStatus, 0, err.text)
-        // The counts: three settings and two queries taken; every bad message counted, none applied.
+        XCTAssertTrue(out.text.contains("OSC: /busker/preset solo: refused, its strips differ from this session's"), out.text)
+        XCTAssertTrue(out.text.contains("OSC: /busker/preset → preset quiet"), out.text)
+        // The counts: three settings, a preset and three queries taken; every bad message counted, none applied.
         let summary = try XCTUnwrap(out.text.split(separator: "\n").last { $0.contains("OSC: ") && $0.contains(" messages: ") })
         print(summary)
         let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         XCTAssertEqual(numbers.count, 6, String(summary))
         let (received, applied, answered, unknown, refused, malformed) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5])
-        XCTAssertEqual(applied, 3)
-        XCTAssertEqual(answered, 2)
+        XCTAssertEqual(applied, 4)
+        XCTAssertEqual(answered, 3)
         XCTAssertEqual(received, applied + answered + unknown + refused)
         XCTAssertGreaterThan(unknown + refused + malformed, sent * 9 / 10, "the bad datagrams were read and counted")
         XCTAssertGreaterThan(try leftChannel(of: tap).count, rate, "audio ran")
