@@ -168,8 +168,14 @@ public final class OSCServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            if fds[1].revents != 0 { return }
-            guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+            if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { return }
+            guard fds[0].revents & Int16(POLLIN) != 0 else {
+                // A pending socket error (POLLERR) is cleared by reading it, so poll waits again.
+                var code: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                _ = getsockopt(socketFD, SOL_SOCKET, SO_ERROR, &code, &length)
+                continue
+            }
             var from = sockaddr_storage()
             var fromLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let count = buffer.withUnsafeMutableBytes { raw in

@@ -47,16 +47,19 @@ extension LiveSession {
         return nil
     }
 
-    /// The screen's OSC line: what OSC did last, else where it listens.
+    /// The screen's OSC line: what OSC did last, else the port it listens on.
     var oscLine: String? {
         guard let osc else { return nil }
-        return "OSC: " + (osc.lastAction ?? "listening on \(osc.server.bindAddress) port \(osc.server.port)")
+        return "OSC: " + (osc.lastAction ?? "on port \(osc.server.port)")
     }
 
-    /// The screen's MIDI line with the OSC line after it; learn mode's prompt alone while it waits.
+    /// The screen's MIDI line and OSC line on one line (a narrow screen clips
+    /// its end): OSC first once it has done something; learn mode's prompt
+    /// alone while it waits.
     var remoteControlLine: String? {
         if midi?.learn.isActive == true { return midiLine }
-        let lines = [midiLine, oscLine].compactMap { $0 }
-        return lines.isEmpty ? nil : lines.joined(separator: " · ")
+        let lines = osc?.lastAction != nil ? [oscLine, midiLine] : [midiLine, oscLine]
+        let shown = lines.compactMap { $0 }
+        return shown.isEmpty ? nil : shown.joined(separator: " · ")
     }
 }
