@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// The targets, their dependencies and the threads are drawn in
 /// docs/architecture.md. In short, from the bottom up:
-/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP, CJACK, CLiblo
+/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP, CJACK, CEBUR128, CLiblo
 ///   (pkg-config, Debian -dev packages); CRealtimeSupport: static inline
 ///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
 /// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and
@@ -17,6 +17,7 @@ import PackageDescription
 /// - FileIO: audio files (libsndfile), resampling (libsamplerate).
 /// - Instruments: the FluidSynth sampler and the drum kit.
 /// - SpeechProcessing: speexdsp's noise suppression and gain control as a node.
+/// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
 /// - Recording: the tap, the writer thread, crash-safe takes, repair.
 /// - Session: the driver protocol, the device-event state machine and the runner.
 /// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
@@ -38,6 +39,7 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "CRealtimeSupport"),
         .target(name: "Engine", dependencies: ["CRealtimeSupport"]),
@@ -48,17 +50,18 @@ let package = Package(
         .target(name: "FileIO", dependencies: ["Engine", "Session", "CSndFile", "CSampleRate"]),
         .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "FileIO", "CFluidSynth"]),
         .target(name: "SpeechProcessing", dependencies: ["Engine", "CSpeexDSP"]),
-        .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile"]),
+        .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
+        .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile", "Loudness"]),
         .target(name: "Session", dependencies: ["Engine"]),
         .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
         .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "CLiblo"]),
+                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
-                                                   "Session", "Rig"]),
+                                                   "Session", "Rig", "Loudness"]),
         .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
         .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA",
-                                                        "Rig", "TerminalUI", "Benchmarks"]),
+                                                        "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
@@ -81,6 +84,8 @@ let package = Package(
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "FileIO", "CAllocationCounter",
+                                                          "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
                                                            "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",

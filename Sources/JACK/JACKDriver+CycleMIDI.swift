@@ -8,9 +8,12 @@ extension JACKDriver {
     ///
     /// Set `JACKDriver.cycleMIDI` before `start(engine:)` (it is read by the
     /// process callback, and changed only while the driver is stopped). The
-    /// reader is called only in cycles that render: not before start, not
-    /// after stop, not in a cycle that outputs silence (see the driver's
-    /// "Format changes").
+    /// reader is called in every cycle once the driver has started: with
+    /// the cycle's length in cycles that render, and with `frames` 1 in cycles
+    /// that do not (stopped for a rebuild, or silenced until the graph is
+    /// rebuilt for a longer cycle; see the driver's "Format changes"), so
+    /// those events wait in the reader's queue for the first frame of the
+    /// next rendered cycle instead of being lost.
     public protocol CycleMIDI: AnyObject {
         /// Reads this cycle's `midi_in` events.
         /// - Parameters:

@@ -328,6 +328,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         get { process.cycleMIDI }
         set {
             precondition(!process.rendering.load(ordering: .relaxed), "set cycleMIDI while stopped")
+            process.readsMIDI.store(false, ordering: .sequentiallyConsistent)
             waitForCycleEnd()
             process.cycleMIDI = newValue
         }

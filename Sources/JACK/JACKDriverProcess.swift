@@ -36,6 +36,9 @@ final class JACKDriverProcess: @unchecked Sendable {
     let silencedCycles = Atomic<Int>(0)
     /// The block size the installed graph was compiled for (set at start).
     let compiledFrames = Atomic<Int>(0)
+    /// Set at each start once `engine` and `cycleMIDI` are in place: from
+    /// then on every cycle reads `midi_in`, rendered or not.
+    let readsMIDI = Atomic<Bool>(false)
     /// Xruns JACK reported since open.
     let xruns = Atomic<Int>(0)
     /// The server's buffer size and rate, as the callbacks last told.
@@ -122,6 +125,7 @@ final class JACKDriverProcess: @unchecked Sendable {
         frameLimitReached.store(false, ordering: .relaxed)
         compiledFrames.store(frames, ordering: .relaxed)
         startReported = false
+        readsMIDI.store(true, ordering: .releasing)
     }
 
     /// The server's shutdown reason as JACK gave it.
@@ -149,12 +153,14 @@ final class JACKDriverProcess: @unchecked Sendable {
         let output = AudioBlock(channels: UnsafePointer(outputPointers), channelCount: 2, frameCount: frames)
         guard rendering.load(ordering: .sequentiallyConsistent), let engine else {
             output.clear()
+            keepMIDI(frames: nframes)
             return 0
         }
         if frames > compiledFrames.load(ordering: .relaxed) {
             // The graph's block is shorter than this cycle: silence until the rebuild for the new size.
             silencedCycles.add(1, ordering: .relaxed)
             output.clear()
+            keepMIDI(frames: nframes)
             return 0
         }
         for c in 0..<inputCount {
@@ -176,6 +182,19 @@ final class JACKDriverProcess: @unchecked Sendable {
             rendering.store(false, ordering: .sequentiallyConsistent)
         }
         return 0
+    }
+
+    /// Reads `midi_in` in a cycle the engine does not render, once it has
+    /// rendered (a rebuild for a new buffer size stops it, then silences the
+    /// cycles until it is back): the events are queued for the first frame
+    /// of the next rendered cycle, so a note-off, a pedal or a program change
+    /// sent meanwhile is late, never lost.
+    /// - Thread: audio (JACK's process thread, `audio-render`)
+    /// - Realtime: safe (the MIDI reader's queue)
+    @inline(__always)
+    private func keepMIDI(frames nframes: jack_nframes_t) {
+        guard readsMIDI.load(ordering: .acquiring), let midiPort, let cycleMIDI, let buffer = jack_port_get_buffer(midiPort, nframes) else { return }
+        cycleMIDI.readCycle(buffer: buffer, frames: 1)
     }
 
     /// Names JACK's process thread `audio-render`, turns flush-to-zero on.

@@ -2,6 +2,7 @@ import CSndFile
 import Engine
 import FileIO
 import Foundation
+import Loudness
 import Synchronization
 
 /// One take: opens the file, arms a `RecordingTap`, and runs a writer thread
@@ -16,6 +17,11 @@ import Synchronization
 /// the tap is disarmed, the status says why, and the file is cut back to its
 /// last whole frame with a correct header. Frames the writer could not keep up
 /// with are counted, filled with silence and logged (`TakeLog`).
+///
+/// The writer also measures what it writes (EBU R 128 through libebur128:
+/// integrated loudness, loudness range, true peak), so the take's report
+/// gives the loudness of exactly the file's frames; the audio thread does
+/// nothing more for it.
 ///
 /// Call `stop()`: the writer thread holds the recorder until then, so
 /// dropping the last reference neither stops nor frees a take in progress.
@@ -39,6 +45,8 @@ public final class Recorder: @unchecked Sendable {
         /// The libsndfile and POSIX calls the writer thread makes on the file;
         /// replace entries to make the disk slow or fail.
         public var calls: SoundFileCalls = .live
+        /// Measure the take's loudness on the writer thread (`TakeReport.loudness`).
+        public var measuresLoudness = true
         public init() {}
     }
 
@@ -66,6 +74,7 @@ public final class Recorder: @unchecked Sendable {
     private var xrunsSeen: [Int] = []
     private var midiCount = 0
     private var logPath: String?
+    private var loudness: LoudnessReport?
 
     private init(path: String, format: RecordingFormat, sampleRate: Int, channelCount: Int, tap: RecordingTap, options: Options) {
         self.path = path
@@ -128,7 +137,7 @@ public final class Recorder: @unchecked Sendable {
         // The header is on disk before the first frame: a take killed at once is still a WAV.
         if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         // A log left by an earlier take of this name (--force) is not this take's:
-        // no log has to mean nothing was lost.
+        // its losses must not appear under this take's summary.
         unlink(TakeLog.path(forTake: path))
         // The MIDI file is a valid (empty) SMF from the start, as the WAV is.
         if let midiPath = options.midiPath {
@@ -222,7 +231,8 @@ public final class Recorder: @unchecked Sendable {
                                 frames: framesWritten.load(ordering: .acquiring),
                                 framesRecorded: tap.framesSeen, droppedFrames: tap.droppedFrames, gaps: gapsSeen,
                                 xrunFrames: xrunsSeen, error: error.withLock { $0 }, logPath: logPath,
-                                midiPath: options.midiPath, midiEvents: midiCount, droppedMIDIEvents: tap.droppedMIDIEvents)
+                                midiPath: options.midiPath, midiEvents: midiCount, droppedMIDIEvents: tap.droppedMIDIEvents,
+                                loudness: loudness)
         finalReport = report
         return report
     }
@@ -245,6 +255,8 @@ public final class Recorder: @unchecked Sendable {
             zeros.deallocate()
         }
         let log = TakeLog(takePath: path, sampleRate: sampleRate, channelCount: ch)
+        // Everything that goes into the file (silence for gaps too) is measured as it goes in.
+        let meter = options.measuresLoudness ? try? LoudnessMeter(channelCount: ch, sampleRate: sampleRate) : nil
         var fileFrames = 0
         var gaps: [DroppedSpan] = []
         var xruns: [Int] = []
@@ -259,6 +271,7 @@ public final class Recorder: @unchecked Sendable {
         /// - Realtime: unsafe (file I/O).
         func put(_ p: UnsafePointer<Float>, _ n: Int) -> Bool {
             let done = Int(calls.writeFrames(file.handle, p, sf_count_t(n)))
+            meter?.add(p, frames: max(0, done))
             fileFrames += done
             framesWritten.store(fileFrames, ordering: .releasing)
             if done < n {
@@ -368,13 +381,14 @@ public final class Recorder: @unchecked Sendable {
         gapsSeen = gaps
         xrunsSeen = xruns
         midiCount = midi.filter { $0.message.channel != nil }.count
-        if log.exists {
-            log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
-                                   frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
-                                   droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
-                                   logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0))
-            logPath = log.path
-        }
+        loudness = meter?.report
+        // Every take's log ends with its summary; the report points at it only when something was lost.
+        let lost = log.exists
+        log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
+                               frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
+                               droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
+                               logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0, loudness: loudness))
+        if lost { logPath = log.path }
     }
 
     private static func now() -> Double {

@@ -2,8 +2,9 @@ import Foundation
 
 /// The sidecar log of a take (`TAKE.wav.log`): one line per loss (dropped
 /// frames, an xrun, a write error) with its position, written as it happens
-/// and flushed, so it survives a crash too. Created only when there is
-/// something to say: no log means nothing was lost.
+/// and flushed, so it survives a crash too, and at the end a summary line
+/// with the take's totals and loudness. A log whose only line after the
+/// heading is the summary means nothing was lost.
 /// - Realtime: unsafe (file I/O). The writer thread only.
 final class TakeLog {
     let path: String
@@ -66,12 +67,13 @@ final class TakeLog {
         append("\(count) MIDI events lost: the MIDI queue was full")
     }
 
-    /// Ends a log that exists with the take's totals.
+    /// Ends the log with the take's totals and its loudness (creating it
+    /// when nothing was lost).
     /// - Thread: writer
     /// - Realtime: unsafe (file I/O)
     func summary(_ report: TakeReport) {
-        guard file != nil else { return }
-        append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)")
+        append("summary: \(report.frames) frames in the file, \(report.droppedFrames) dropped in \(report.gaps.count) gap(s), \(report.xrunFrames.count) xrun(s)"
+               + (report.loudness.map { "; loudness \($0.description)" } ?? ""))
     }
 
     /// Appends a line and flushes it, creating the file (with its heading) first.
@@ -88,7 +90,8 @@ final class TakeLog {
         entries += 1
     }
 
-    /// Whether anything was logged (the file exists).
+    /// Whether anything was logged (the file exists): before the summary,
+    /// whether anything was lost.
     /// - Thread: writer
     /// - Realtime: safe
     var exists: Bool { file != nil }

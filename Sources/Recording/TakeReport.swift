@@ -1,3 +1,5 @@
+import Loudness
+
 /// What a finished take holds and what, if anything, was lost.
 public struct TakeReport: Sendable {
     public var path: String
@@ -17,18 +19,22 @@ public struct TakeReport: Sendable {
     /// Why the take ended early when a write error in another file of the
     /// same take (its master or a stem) ended it: "its stem … failed".
     public var endedBy: String?
-    /// The sidecar log, when something was lost.
+    /// The sidecar log, when something was lost (every take has one; it is
+    /// pointed at only then).
     public var logPath: String?
     /// The Standard MIDI File written alongside, and how many events it holds.
     public var midiPath: String?
     public var midiEvents: Int
     public var droppedMIDIEvents: Int
+    /// The loudness of the file's frames (EBU R 128), measured by the writer; nil when not measured.
+    public var loudness: LoudnessReport? = nil
 
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }
 
     /// One line for the terminal: where the take is, how long, what was lost.
     public var summary: String {
         var text = "recorded \(path): \(String(format: "%.1f", seconds)) s, \(frames) frames at \(sampleRate) Hz"
+        if let loudness { text += "; \(loudness.description)" }
         if let midiPath { text += "; MIDI \(midiPath) (\(midiEvents) events)" }
         if droppedFrames > 0 {
             text += "; DROPPED \(droppedFrames) frames in \(gaps.count) gap(s) (silence in their place)"

@@ -4,6 +4,7 @@ import FeedbackGuard
 #if canImport(Glibc)
 import Glibc
 #endif
+import Loudness
 import SpeechProcessing
 
 /// The live chain as a graph: channel strips summed onto a stereo bus, a
@@ -15,7 +16,7 @@ import SpeechProcessing
 ///              └→ strip 2 … the same, on bus 2 of each mixer
 ///     send mixer (mono) → reverb (wet only: the return) → bus mixer, last bus
 ///     bus mixer (stereo) → howl guard → master (volume; down-mix for a mono device)
-///                        → limiter (−1 dBFS) → output meter → output
+///                        → limiter (−1 dBFS) → output meter → loudness tap → output
 ///
 /// - **Pan** is the mixer's constant-power law (left = cos θ, right = sin θ,
 ///   θ = (pan + 1)·π/4), with every strip's bus gain at +3.01 dB so that a
@@ -30,6 +31,8 @@ import SpeechProcessing
 ///   false) returns only its tail, added to the bus at unity. While every send
 ///   is at 0 the return is 0 and the tank idles (no CPU); turning the last
 ///   send down ends the tail over the return's 30 ms ramp.
+/// - **Loudness**: the loudness tap only hands the output to the control
+///   thread through a ring (`ShortTermLoudness` measures it there).
 /// - **Latency**: the strips' voice processors (all strips carry one when any
 ///   does, so the strips stay aligned) and the limiter's look-ahead.
 ///
@@ -59,6 +62,8 @@ public final class LiveChain {
     public let master: MixerNode
     public let limiter: LimiterNode
     public let outputMeter: MeterNode
+    /// Hands the output to the control thread for short-term loudness (EBU R 128).
+    public let loudnessTap: LoudnessTap
     /// The settings last applied (strip channels as built).
     public private(set) var settings: LiveSettings
     /// The room the reverb was last set to; a preset change resets size, damping and width.
@@ -104,6 +109,7 @@ public final class LiveChain {
         master = MixerNode(name: "master", inputCount: 1, outputChannelCount: max(1, min(2, outputChannelCount)))
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
+        loudnessTap = LoudnessTap()
 
         let busID = graph.add(busMixer)
         let sendID = graph.add(sendMixer)
@@ -118,8 +124,8 @@ public final class LiveChain {
         try graph.connect(sendID, to: reverbID)
         try graph.connect(reverbID, to: busID, bus: returnBus)
         let guardID = graph.add(howlGuard), masterID = graph.add(master)
-        let limiterID = graph.add(limiter), meterID = graph.add(outputMeter)
-        graph.output = try graph.chain(busID, guardID, masterID, limiterID, meterID)
+        let limiterID = graph.add(limiter), meterID = graph.add(outputMeter), loudnessID = graph.add(loudnessTap)
+        graph.output = try graph.chain(busID, guardID, masterID, limiterID, meterID, loudnessID)
         apply(settings)
     }
 

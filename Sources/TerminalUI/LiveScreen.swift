@@ -1,7 +1,8 @@
 import Foundation
+import Loudness
 
 /// Draws the live screen: a big ON/OFF, every strip's meter with the input
-/// channel(s) it reads, the output meters, the selected strip's controls and
+/// channel(s) it reads, the output meters with the short-term loudness, the selected strip's controls and
 /// the bus's, every key, the granted latency, xruns and a safety tip. Pure text with ANSI colours,
 /// redrawn in place; no ncurses needed.
 public enum LiveScreen {
@@ -77,6 +78,11 @@ public enum LiveScreen {
         for (c, db) in s.outputPeakDB.enumerated() {
             let side = s.outputPeakDB.count == 1 ? " out" : c == 0 ? " out L" : " out R"
             meters.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: barWidth))
+        }
+        // The output's short-term loudness, under its meters, where the bars start.
+        if let lufs = s.shortTermLUFS {
+            meters.append("  " + String(repeating: " ", count: labelWidth) + " \(bold)S \(LoudnessReport.format(lufs)) LUFS\(reset)"
+                          + "  \(dim)short-term loudness, last 3 s (EBU R 128)\(reset)")
         }
 
         var guardLine: String

@@ -1,5 +1,6 @@
 import DSP
 import Foundation
+import Loudness
 import Rig
 import Session
 
@@ -42,12 +43,15 @@ public final class LiveSession {
     public var midi: LiveMIDIControl?
     /// OSC remote control (`--osc`), drained by the control loop. Set before `run`.
     public var osc: LiveOSCControl?
+    /// The output's short-term loudness, measured here from the chain's loudness tap.
+    private let loudness: ShortTermLoudness
 
     public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
         self.runner = runner
         self.settings = chain.settings
         self.useTUI = useTUI
+        loudness = ShortTermLoudness(tap: chain.loudnessTap)
     }
 
     /// Runs until q, SIGINT/SIGTERM or the state machine ends the session
@@ -68,6 +72,7 @@ public final class LiveSession {
             if runner.isOver { break }
             pollMIDI(headless: terminal == nil)
             pollOSC(headless: terminal == nil)
+            loudness.update()
             if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
@@ -254,6 +259,7 @@ public final class LiveSession {
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
         status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
+        status.shortTermLUFS = loudness.shortTermLUFS
         status.learning = midi?.learn.isActive ?? false
         return status
     }

@@ -1,5 +1,6 @@
 import FeedbackGuard
 import Foundation
+import Loudness
 import Rig
 import Session
 
@@ -38,6 +39,8 @@ public struct LiveStatus {
     public var bottomLine: String? = nil
     /// Two clocks bridged: the drift and the latency held; nil with one clock.
     public var clockCorrection: ClockCorrection? = nil
+    /// The output's short-term loudness (EBU R 128, last 3 s), LUFS; nil before any audio.
+    public var shortTermLUFS: Double? = nil
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
                 outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
@@ -68,6 +71,7 @@ public struct LiveStatus {
         return "[\(String(format: "%6.1f", seconds)) s] \(state) mic \(micOn ? "ON" : "OFF")"
             + strips.map { " · \($0.source) \(db($0.peakDB)) dBFS" }.joined()
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
+            + (shortTermLUFS.map { " · S \(LoudnessReport.format($0)) LUFS" } ?? "")
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
             + (clockCorrection.map { " · \($0.compactDescription)" } ?? "")

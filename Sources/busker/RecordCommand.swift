@@ -22,7 +22,9 @@ enum RecordCommand {
     A full disk stops the take with a clear error, the file valid up to the
     last complete write. Frames lost because the disk was too slow are
     counted, replaced by silence and logged with their positions in
-    PATH.log, with the xruns; no log means nothing was lost.
+    PATH.log, with the xruns; the log and the summary at the end give the
+    take's loudness: integrated LUFS, loudness range and true peak (EBU
+    R 128; busker analyze measures any file).
 
     options:
     \(AudioDriverChoice.help)

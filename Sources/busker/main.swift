@@ -18,6 +18,7 @@ commands:
   kits     list the drum kits installed (Busker's and Hydrogen's) and their pads
   record   record an input as it is to WAV/FLAC/Ogg (crash-safe; live and play record with --record)
   repair   fix the header of a WAV cut short by a crash or a full disk
+  analyze  print a sound file's loudness (EBU R 128: LUFS, loudness range, true peak)
   devices  list sound cards and ALSA PCM names
   bench    measure the voice chain's speed, and compare it with sox
   help     show help for a command (busker help live)
@@ -40,6 +41,7 @@ func runCommand(_ arguments: [String]) throws {
     case "kits": try KitsCommand.run(rest)
     case "record": try RecordCommand.run(rest)
     case "repair": try RepairCommand.run(rest)
+    case "analyze": try AnalyzeCommand.run(rest)
     case "help", "--help", "-h":
         switch rest.first {
         case nil: print(topLevelHelp)
@@ -51,6 +53,7 @@ func runCommand(_ arguments: [String]) throws {
         case "kits": print(KitsCommand.help)
         case "record": print(RecordCommand.help)
         case "repair": print(RepairCommand.help)
+        case "analyze": print(AnalyzeCommand.help)
         case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
         }
     case "--version": print("busker 0.1.0")

@@ -60,6 +60,7 @@ final class LiveScreenSizeTests: XCTestCase {
         let meters = screen.filter { $0.contains("█") || $0.contains("·····") }
         XCTAssertFalse(meters.isEmpty, text)
         for line in meters { XCTAssertTrue(line.hasSuffix("dBFS"), "a meter line wrapped: '\(line)'\n\(text)") }
+        XCTAssertTrue(text.contains(" LUFS  short-term loudness"), "the output's loudness under its meters:\n\(text)")
 
         // Quit from the keyboard: the screen is given back.
         try tmux.sendKey("q")

@@ -124,4 +124,48 @@ final class PipeWireJACKCLITests: XCTestCase {
         XCTAssertEqual(take.channelCount, 2)
         XCTAssertGreaterThan(take.frameCount, 24_000, "the take holds the half second and more before the loss")
     }
+
+    /// `busker play --driver jack` on PipeWire: `jack_midiseq` (through
+    /// pw-jack) strikes A4 every second into `midi_in`; `jack_rec` records
+    /// out_L: the notes sound at A4's pitch, and Ctrl-C ends the session
+    /// with status 0.
+    func testPlaySoundsTheNotesSentToMidiIn() throws {
+        for tool in ["jack_midiseq", "jack_rec", "jack_connect"] {
+            try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(tool)"), "\(tool) is not installed")
+        }
+        let (process, out, err) = try launch([buskerPath, "play", "--driver", "jack", "--name", "busker-play", "--connect", "none",
+                                              "--no-tui", "--midi", "none", "--soundfont", "/usr/share/sounds/sf2/TimGM6mb.sf2",
+                                              "--no-drums"])
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(out.waitFor("] running"), "busker play did not start on PipeWire: \(out.text) \(err.text)")
+        XCTAssertTrue(out.text.contains("MIDI in on busker-play:midi_in"), out.text)
+        let sequencer = try launch(["jack_midiseq", "seq", "48000", "0", "69", "47000"])
+        defer { sequencer.process.terminate(); sequencer.process.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(10)
+        var connected = false
+        while !connected && Date() < deadline {
+            connected = try runProgram("/usr/bin/pw-jack", ["jack_connect", "seq:out", "busker-play:midi_in"],
+                                       environment: environment).status == 0
+            if !connected { usleep(50_000) }
+        }
+        XCTAssertTrue(connected, "jack_connect seq:out busker-play:midi_in")
+        let held = folder.appendingPathComponent("held.wav").path
+        XCTAssertEqual(try runProgram("/usr/bin/pw-jack", ["jack_rec", "-f", held, "-d", "2", "-b", "32", "-B", "262144",
+                                                           "busker-play:out_L"],
+                                      environment: environment).status, 0)
+        let playing = try SoundFileReader(path: held).readAll()
+        XCTAssertEqual(playing.count, 96_000)
+        let peak = playing.map(abs).max() ?? 0
+        print("busker play --driver jack on PipeWire, A4 from jack_midiseq: peak \(20 * log10(Double(peak))) dBFS")
+        XCTAssertGreaterThan(peak, 1e-3, "the notes sent to midi_in were played")
+        // A strike's attack is its loudest moment; the first half second after it is that one note (each is held 47000 frames).
+        let attack = playing[..<48_000].indices.max { abs(playing[$0]) < abs(playing[$1]) }!
+        let pitch = try XCTUnwrap(ToneAnalysis.strongestFrequency(in: playing[(attack + 480)..<(attack + 24_480)],
+                                                                  among: stride(from: 400.0, through: 480, by: 2), sampleRate: 48_000))
+        XCTAssertEqual(pitch, 440, accuracy: 4.4, "A4 within 1 %")
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertTrue(out.waitForEnd())
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+    }
 }

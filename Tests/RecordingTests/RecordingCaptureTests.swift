@@ -45,7 +45,11 @@ final class RecordingCaptureTests: XCTestCase {
         XCTAssertNil(takeReport.error)
         XCTAssertEqual(takeReport.frames, total)
         XCTAssertEqual(takeReport.droppedFrames, 0)
-        XCTAssertNil(takeReport.logPath, "nothing was lost, so there is no log")
+        XCTAssertNil(takeReport.logPath, "nothing was lost, so the summary points at no log")
+        let log = try String(contentsOfFile: take + ".log", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(log.count, 2, "the heading and the summary, no loss: \(log)")
+        XCTAssertTrue(log.last?.hasPrefix("summary: \(total) frames in the file, 0 dropped in 0 gap(s), 0 xrun(s); loudness ") ?? false,
+                      "\(log)")
         let rendered = try readSoundFile(output), recorded = try readSoundFile(take)
         XCTAssertEqual(recorded.frames, total)
         XCTAssertEqual(recorded.channels, 2)
