@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// The targets, their dependencies and the threads are drawn in
 /// docs/architecture.md. In short, from the bottom up:
-/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP, CJACK, CEBUR128
+/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP, CJACK, CEBUR128, CLiblo
 ///   (pkg-config, Debian -dev packages); CRealtimeSupport: static inline
 ///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
 /// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and
@@ -22,7 +22,7 @@ import PackageDescription
 /// - Session: the driver protocol, the device-event state machine and the runner.
 /// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
 /// - JACK: Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
-/// - Rig: the chains, settings, options and workflows the commands share.
+/// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
@@ -40,6 +40,7 @@ let package = Package(
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .target(name: "CRealtimeSupport"),
         .target(name: "Engine", dependencies: ["CRealtimeSupport"]),
         .target(name: "DSP", dependencies: ["Engine"]),
@@ -55,7 +56,7 @@ let package = Package(
         .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
         .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness"]),
+                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
                                                    "Session", "Rig", "Loudness"]),
         .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
@@ -94,9 +95,9 @@ let package = Package(
                                                       "RenderTestSupport"]),
         .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CAllocationCounter",
+        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
     ]
 )

@@ -11,7 +11,7 @@ import Session
 /// touches the audio thread's data except through parameters, meters and queues.
 ///
 /// Strip keys act on the selected strip (tab cycles, 1–9 picks); bus keys on
-/// the bus. Other controllers (MIDI) use `setMic(on:)`, `toggleMic()`,
+/// the bus. Other controllers (MIDI, OSC) use `setMic(on:)`, `toggleMic()`,
 /// `select(strip:)` and `apply(_:)`, all on the control thread.
 public final class LiveSession {
     public let chain: LiveChain
@@ -41,6 +41,8 @@ public final class LiveSession {
     public private(set) var presetMessage: String?
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
     public var midi: LiveMIDIControl?
+    /// OSC remote control (`--osc`), drained by the control loop. Set before `run`.
+    public var osc: LiveOSCControl?
     /// The output's short-term loudness, measured here from the chain's loudness tap.
     private let loudness: ShortTermLoudness
 
@@ -69,6 +71,7 @@ public final class LiveSession {
             runner.poll()
             if runner.isOver { break }
             pollMIDI(headless: terminal == nil)
+            pollOSC(headless: terminal == nil)
             loudness.update()
             if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
@@ -254,7 +257,7 @@ public final class LiveSession {
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
-        status.midi = midiLine
+        status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS
         status.learning = midi?.learn.isActive ?? false

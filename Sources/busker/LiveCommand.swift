@@ -63,6 +63,8 @@ enum LiveCommand {
 
     \(LiveMIDIControl.help)
 
+    \(LiveOSCControl.help)
+
     strip controls (every strip; --strip N:… for one):
       --gain DB              input gain, −24…24 dB (default 0)
       --pan P                −1 left … 0 centre … 1 right, constant power (default 0)
@@ -129,6 +131,9 @@ enum LiveCommand {
             if !args.strings("midi").isEmpty || args.string("midi-in") != nil {
                 throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
             }
+            if args.string("osc") != nil || args.string("osc-bind") != nil {
+                throw CommandLineError.usage("--osc is for devices: a file runs faster than anyone can play")
+            }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
             print("busker live: start the same sound again with: " + start.restartLine(settings: settings, midi: nil))
         } else {
@@ -188,6 +193,9 @@ enum LiveCommand {
         let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
         options.jackMIDI = midi.sources.jack
         for notice in midi.notices { print("busker live: \(notice)") }
+        // The port is bound before audio starts: one in use is an error, not a silent surface.
+        let osc = try LiveOSCControl(arguments: args)
+        if let osc { print("busker live: \(osc.startLine)") }
         print("busker live: \(why)")
         let rig = try LiveRig(options: options)
         if args.has("verbose") {
@@ -200,10 +208,14 @@ enum LiveCommand {
             session.presetProblem = start.presetProblem
             session.presetName = start.presetName
             session.midi = midi
+            session.osc = osc
             session.midiPresetEntries = { midi.map.presetEntries }
             midi.start()
+            osc?.start()
             _ = session.run()
             midi.stop()
+            osc?.stop()
+            if let osc { print("busker live: OSC: \(osc.counts.summary)") }
             // Last, whatever ended the session: how to get this sound back.
             defer {
                 print("busker live: start the same sound again with: "

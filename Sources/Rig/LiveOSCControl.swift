@@ -1,0 +1,130 @@
+import Foundation
+
+/// OSC remote control of `busker live` (`--osc PORT`, `--osc-bind ADDR`):
+/// the socket and its receive thread (`OSCServer`), the validator and the
+/// counts (`OSCControlResponder`), and the lines a headless session prints.
+/// The session (`LiveSession.pollOSC`) takes the messages on the control
+/// thread and applies them as it applies keys and MIDI: knobs and mutes
+/// through its settings (parameters, which ramp), the mic through its mic
+/// switch (the mixer's 20 ms ramp). The render thread never sees OSC.
+///
+/// - Realtime: unsafe (allocates, opens a socket). Control thread only.
+public final class LiveOSCControl {
+    public static let valued: Set<String> = ["osc", "osc-bind"]
+
+    public static let help = """
+    remote control over OSC (a phone or tablet on the mic stand; off by default; see docs/osc.md):
+      --osc PORT             listen for OSC messages on UDP port PORT, 1…65535:
+                             /busker/mic 1|0, /busker/volume 0…1, /busker/preset NAME,
+                             /busker/strip/N/gain|pan|mute|bass|treble|reverb VALUE;
+                             an address without a value is a query, /busker/state asks for
+                             everything: the replies go to the sender, and nothing else is sent
+      --osc-bind ADDR        the address to listen on (default 127.0.0.1: this machine only;
+                             0.0.0.0 for every network, as a phone on Wi-Fi needs)
+    """
+
+    public let server: OSCServer
+    public private(set) var responder = OSCControlResponder()
+    /// The last thing OSC did, for the screen ("/busker/volume → volume 0.42").
+    public private(set) var lastAction: String?
+    /// Actions since the last `takeActionLines()`, for a headless session's output.
+    private var actionLog: [(address: String?, line: String)] = []
+
+    /// Reads `--osc` and `--osc-bind`; nil without `--osc`: no socket at all.
+    /// - Throws: `CommandLineError` naming the option, or why the port cannot be bound.
+    public convenience init?(arguments args: ArgumentScanner) throws {
+        guard let port = try args.int("osc", in: 1...65_535) else {
+            if args.string("osc-bind") != nil { throw CommandLineError.usage("--osc-bind goes with --osc PORT") }
+            return nil
+        }
+        try self.init(bindAddress: args.string("osc-bind") ?? OSCServer.defaultBindAddress, port: port)
+    }
+
+    /// Binds the socket (port 0: one the system chooses, for tests).
+    /// - Throws: `CommandLineError`.
+    public init(bindAddress: String = OSCServer.defaultBindAddress, port: Int) throws {
+        server = try OSCServer(bindAddress: bindAddress, port: port)
+    }
+
+    /// "OSC on 127.0.0.1 port 9000 (UDP)".
+    public var startLine: String { "OSC on \(server.bindAddress) port \(server.port) (UDP)" }
+
+    public var counts: OSCControlResponder.Counts { responder.counts }
+
+    public func start() { server.start() }
+    public func stop() { server.stop() }
+
+    /// Takes the messages received since the last call (datagrams that were
+    /// not OSC are counted as malformed here).
+    /// - Thread: control
+    public func take() -> [OSCServer.Received] {
+        let (messages, malformed) = server.receive()
+        responder.countMalformed(malformed)
+        return messages
+    }
+
+    /// Validates one message and applies it to `settings` where it can (see
+    /// `OSCControlResponder`); records the action line.
+    /// - Thread: control
+    public func respond(to received: OSCServer.Received, settings: inout LiveSettings, micOn: Bool,
+                        presetName: String?) -> OSCControlResponder.Outcome {
+        let message = received.message
+        let outcome = responder.respond(to: message, settings: &settings, micOn: micOn, presetName: presetName)
+        switch outcome {
+        case let .changed(control):
+            record("\(message.address) → \(describe(control, in: settings))", address: message.address)
+        case let .mic(on):
+            record("\(message.address) → mic \(on ? "on" : "off")")
+        case let .loadPreset(name):
+            record("\(message.address) → preset \(name)")
+        case .reply:
+            break
+        case .unknownAddress:
+            break  // counted; a stray surface page would flood the log
+        case let .refused(refusal):
+            record("\(message.text): refused, \(refusal.text)", address: message.address)
+        }
+        return outcome
+    }
+
+    /// Sends a query's replies to whoever asked.
+    /// - Thread: control
+    public func reply(_ messages: [OSCMessage], to received: OSCServer.Received) {
+        for message in messages { server.send(message, to: received.sender) }
+    }
+
+    /// A preset the session could not load: counted as refused.
+    /// - Thread: control
+    public func presetRefused(_ name: String, because why: String) {
+        responder.presetRefused()
+        record("/busker/preset \(name): refused, \(why)")
+    }
+
+    /// Lines describing what OSC did since the last call (headless output).
+    public func takeActionLines() -> [String] {
+        defer { actionLog.removeAll(keepingCapacity: true) }
+        return actionLog.map(\.line)
+    }
+
+    private func record(_ line: String, address: String? = nil) {
+        lastAction = line
+        // A fader sends dozens of messages a second: its latest line stands for them.
+        if let address, let last = actionLog.last, last.address == address {
+            actionLog[actionLog.count - 1].line = line
+        } else {
+            actionLog.append((address, line))
+        }
+    }
+
+    private func describe(_ control: LiveControl, in settings: LiveSettings) -> String {
+        if case let .mute(strip) = control, let index = control.stripIndex(in: settings) {
+            return "strip \(strip) \(settings.strips[index].mute ? "muted" : "on")"
+        }
+        guard let value = control.value(in: settings) else { return control.label }
+        switch control {
+        case .volume, .pan: return "\(control.label) " + String(format: "%.2f", value)
+        case .reverb: return "\(control.label) \(Int(value.rounded())) %"
+        default: return "\(control.label) " + String(format: "%.1f dB", value)
+        }
+    }
+}
