@@ -16,6 +16,7 @@ commands:
   play     play the piano and drums over MIDI, from the computer keyboard, or a MIDI file
   render   render a MIDI file through the instruments to an audio file, offline
   kits     list the drum kits installed (Busker's and Hydrogen's) and their pads
+  instruments  list a SoundFont's presets (bank, program, name)
   record   record an input as it is to WAV/FLAC/Ogg (crash-safe; live and play record with --record)
   repair   fix the header of a WAV cut short by a crash or a full disk
   devices  list sound cards and ALSA PCM names
@@ -38,6 +39,7 @@ func runCommand(_ arguments: [String]) throws {
     case "play": try PlayCommand.run(rest)
     case "devices": try DevicesCommand.run(rest)
     case "kits": try KitsCommand.run(rest)
+    case "instruments": try InstrumentsCommand.run(rest)
     case "record": try RecordCommand.run(rest)
     case "repair": try RepairCommand.run(rest)
     case "help", "--help", "-h":
@@ -49,6 +51,7 @@ func runCommand(_ arguments: [String]) throws {
         case "play": print(PlayCommand.help)
         case "devices": print(DevicesCommand.help)
         case "kits": print(KitsCommand.help)
+        case "instruments": print(InstrumentsCommand.help)
         case "record": print(RecordCommand.help)
         case "repair": print(RepairCommand.help)
         case let other?: throw CommandLineError.usage("no help for unknown command '\(other)'")
