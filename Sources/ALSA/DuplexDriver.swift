@@ -97,7 +97,7 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         public var configuration: ALSAConfiguration = .system
         /// SCHED_FIFO priority for the render thread; nil to not ask.
         public var realtimePriority: Int32? = 70
-        /// mlockall(MCL_CURRENT | MCL_FUTURE) at start.
+        /// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) at start (`RealtimeScheduling.lockAllMemory`).
         public var lockMemory = true
         /// A wait longer than this without a period is reported as `.stalled`.
         public var stallMilliseconds = 500

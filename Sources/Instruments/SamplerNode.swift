@@ -228,6 +228,8 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
         let left = output[0], right = output[min(1, output.channelCount - 1)]
         let percussion = percussionNotes
         Unmanaged<SamplerSynth>.fromOpaque(current)._withUnsafeGuaranteedRef { synth in
+            // Channels whose preset came in since the last block play what they held.
+            synth.resumeWaitingChannels()
             var done = 0
             let count = events.count
             for index in 0..<count {

@@ -1,15 +1,25 @@
 import CFluidSynth
 import MIDI
+import Synchronization
 
-/// One FluidSynth synthesizer with its SoundFont loaded: what a `SamplerNode`
+/// One FluidSynth synthesizer playing a SoundFont: what a `SamplerNode`
 /// plays through.
 ///
-/// Built off the audio thread (loading a SoundFont reads and converts every
-/// sample: 0.2 s for FluidR3_GM's 148 MB here), then handed to the audio
-/// thread, which from then on is the only thread that touches it, until it is
-/// retired and deleted back on the control thread. That is why it runs with
+/// Built off the audio thread, then handed to the audio thread, which from
+/// then on is the only thread that touches it, until it is retired and
+/// deleted back on the control thread. That is why it runs with
 /// `synth.threadsafe-api = 0`: FluidSynth then takes no mutex in any call,
 /// and events are applied directly instead of through its internal queue.
+///
+/// Memory follows the music: the synth holds a `PresetProxyFont` over the
+/// font's `SoundFontPresets`, and only the presets its channels select are
+/// read into memory. At init the configured instrument is made resident
+/// (and, with `preload`, every preset a song selects). A program change on
+/// the audio thread to a preset still on disk asks the `PresetLoader`
+/// thread for it, and its channel waits (`PresetWaits`): its messages are
+/// held and replayed at the first block after the preset is in
+/// (`resumeWaitingChannels`), so that note sounds late, never wrong, and the
+/// audio thread never reads the disk or allocates.
 ///
 /// Settings, and why:
 /// - `synth.sample-rate`: the engine's rate; FluidSynth's own audio drivers are unused.
@@ -19,10 +29,8 @@ import MIDI
 /// - `synth.polyphony`: the configured limit; FluidSynth steals voices beyond it.
 /// - `synth.gain`: see `SamplerConfiguration.gain`.
 /// - `synth.cpu-cores = 1`: no FluidSynth worker threads; the render thread does the work.
-/// - `synth.dynamic-sample-loading = 0`: every sample is in memory after loading,
-///   so a note-on or program change never reads the disk or allocates.
-/// - `synth.lock-memory = 1`: sample data is mlock'ed where allowed, so a note
-///   never page-faults (FluidSynth only warns when it may not).
+/// - No real SoundFont: the proxy font only (sample loading settings are
+///   `SoundFontPresets`'s: dynamic loading, mlock'ed samples).
 /// - `audio.period-size` and the other `audio.*` settings are irrelevant: no driver.
 public final class SamplerSynth: @unchecked Sendable {
     /// FluidSynth renders in blocks of this many frames (`FLUID_BUFSIZE`).
@@ -37,6 +45,8 @@ public final class SamplerSynth: @unchecked Sendable {
     public let presetName: String
     /// The channels the configured instrument was set on at load.
     public let channels: SamplerChannelSet
+    /// The font's presets, and which are in memory.
+    public let presets: SoundFontPresets
 
     // MARK: Audio thread only (once handed over)
     private let settings: OpaquePointer
@@ -46,15 +56,25 @@ public final class SamplerSynth: @unchecked Sendable {
     private let mixOutputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     /// Whether each MIDI channel renders to its own pair (`renderChannels`).
     public let channelOutputs: Bool
+    private let proxyFont: PresetProxyFont
+    private let loader: PresetLoader
+    private let waits = PresetWaits()
+    /// Per channel, for other threads: the selected preset's index + 1
+    /// (0: none), negative while the channel waits for it.
+    private let channelPresets: UnsafeMutablePointer<Atomic<Int>>
 
-    /// Loads the SoundFont and selects the instrument on `channels`.
+    /// Reads the SoundFont's presets, selects the instrument on `channels`
+    /// and reads the samples of the presets selected on them.
     ///
     /// The program goes on every channel in `channels` except General MIDI's
     /// percussion channel, which keeps the font's drum kit (bank 128).
+    /// - Parameter presets: the font already read (its path must be the
+    ///   configuration's); read here when nil.
     /// - Throws: `SamplerError` naming the file: not found, not a SoundFont,
     ///   truncated, refused by FluidSynth, or without the preset.
     /// - Realtime: unsafe (allocates, reads files). Control or loader thread.
-    public init(configuration: SamplerConfiguration, sampleRate: Double, channels: SamplerChannelSet = .melodic) throws {
+    public init(configuration: SamplerConfiguration, sampleRate: Double, channels: SamplerChannelSet = .melodic,
+                presets: SoundFontPresets? = nil) throws {
         guard SamplerConfiguration.polyphonyRange.contains(configuration.polyphony) else {
             throw SamplerError.valueOutOfRange(name: "polyphony", value: String(configuration.polyphony), range: "1-65535")
         }
@@ -68,8 +88,12 @@ public final class SamplerSynth: @unchecked Sendable {
             throw SamplerError.valueOutOfRange(name: "bank", value: String(configuration.instrument.bank), range: "0-16383")
         }
         let path = configuration.soundFontPath
-        _ = try SoundFontHeader(checking: path)
-        SoundFontLoadLog.install()
+        let presets = try presets ?? SoundFontPresets(path: path)
+        precondition(presets.path == path, "presets of \(presets.path) for a synth of \(path)")
+        let instrument = configuration.instrument
+        guard let instrumentIndex = presets.index(bank: instrument.bank, program: instrument.program) else {
+            throw SamplerError.presetNotFound(path: path, bank: instrument.bank, program: instrument.program)
+        }
 
         guard let settings = new_fluid_settings() else {
             throw SamplerError.synthesizerCreationFailed("new_fluid_settings failed")
@@ -81,8 +105,6 @@ public final class SamplerSynth: @unchecked Sendable {
         _ = fluid_settings_setint(settings, "synth.polyphony", Int32(configuration.polyphony))
         _ = fluid_settings_setnum(settings, "synth.gain", configuration.gain)
         _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
-        _ = fluid_settings_setint(settings, "synth.dynamic-sample-loading", 0)
-        _ = fluid_settings_setint(settings, "synth.lock-memory", 1)
         let groups: Int32 = configuration.channelOutputs ? 16 : 1
         _ = fluid_settings_setint(settings, "synth.audio-channels", groups)
         _ = fluid_settings_setint(settings, "synth.audio-groups", groups)
@@ -94,21 +116,18 @@ public final class SamplerSynth: @unchecked Sendable {
             delete_fluid_settings(settings)
             throw SamplerError.synthesizerCreationFailed(creationError ?? "new_fluid_synth failed")
         }
-        // Reset presets: every channel gets the font's default (program 0, drums on channel 10).
-        let (id, loadError) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, path, 1) }
-        guard id != FLUID_FAILED, let font = fluid_synth_get_sfont_by_id(synth, id) else {
+        // Adding the font resets presets: every channel gets the font's
+        // default (program 0, drums on channel 10), which reads nothing.
+        let proxyFont = PresetProxyFont(presets: presets)
+        let id = fluid_synth_add_sfont(synth, proxyFont.font)
+        guard id != FLUID_FAILED else {
             delete_fluid_synth(synth)
             delete_fluid_settings(settings)
-            throw SamplerError.soundFontLoadFailed(path: path, message: loadError)
+            throw SamplerError.soundFontLoadFailed(path: path, message: "the synthesizer refused its presets")
         }
-        let instrument = configuration.instrument
-        guard let preset = fluid_sfont_get_preset(font, Int32(instrument.bank), Int32(instrument.program)) else {
-            delete_fluid_synth(synth)
-            delete_fluid_settings(settings)
-            throw SamplerError.presetNotFound(path: path, bank: instrument.bank, program: instrument.program)
-        }
-        presetName = fluid_preset_get_name(preset).map { String(cString: $0) } ?? instrument.description
-
+        presetName = presets.presets[instrumentIndex].name
+        self.presets = presets
+        self.proxyFont = proxyFont
         self.settings = settings
         self.synth = synth
         channelOutputs = configuration.channelOutputs
@@ -118,15 +137,59 @@ public final class SamplerSynth: @unchecked Sendable {
         self.configuration = configuration
         self.sampleRate = sampleRate
         self.channels = channels
+        channelPresets = .allocate(capacity: 16)
+        for channel in 0..<16 { (channelPresets + channel).initialize(to: Atomic(0)) }
+        loader = PresetLoader(presets: presets)
         selectConfiguredInstrument()
+        // The presets the channels start on, read now: the first note never waits.
+        for channel in channels.channels {
+            if let index = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) {
+                presets.makeResident(index)
+            }
+        }
+        awaitSelectedPresets()
         prime()
     }
 
     deinit {
         mixOutputs.deallocate()
+        // The synth first: its voices let go of the samples the presets hold.
         delete_fluid_synth(synth)
         delete_fluid_settings(settings)
+        channelPresets.deinitialize(count: 16)
+        channelPresets.deallocate()
     }
+
+    /// Reads the samples of every preset that `messages` (a song's, in
+    /// order) select on this synth's channels, before the synth plays them,
+    /// so that a render sounds every note on time.
+    /// - Returns: the presets read now.
+    /// - Realtime: unsafe (reads files). Control thread, before the synth is handed over.
+    @discardableResult
+    public func preload(presetsSelectedBy messages: some Sequence<MIDIMessage>) -> [SoundFontPreset] {
+        let selected = SelectedPresets.scan(messages, presets: presets, instrument: configuration.instrument, channels: channels)
+        var read: [SoundFontPreset] = []
+        for index in selected.sorted() where presets.residency(index) != .resident {
+            if presets.makeResident(index) { read.append(presets.presets[index]) }
+        }
+        awaitSelectedPresets()
+        return read
+    }
+
+    /// The preset selected on `channel` (0–15), and whether the channel still waits for its samples.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
+    public func preset(onChannel channel: Int) -> (preset: SoundFontPreset, loading: Bool)? {
+        guard (0..<16).contains(channel) else { return nil }
+        let value = channelPresets[channel].load(ordering: .relaxed)
+        guard value != 0 else { return nil }
+        return (presets.presets[abs(value) - 1], value < 0)
+    }
+
+    /// Messages dropped because a channel waiting for its preset held too many.
+    /// - Thread: any
+    /// - Realtime: safe
+    public var heldMessagesDropped: Int { waits.droppedCount }
 
     /// Renders one internal block into scratch and throws it away, so that
     /// any first-render work happens here, on the control thread, and the
@@ -170,12 +233,33 @@ public final class SamplerSynth: @unchecked Sendable {
     /// 123 among others); pitch bend 0…16383; program change; channel and
     /// polyphonic pressure; system reset (everything back to power-up, then
     /// the configured instrument again). Other messages are ignored.
+    /// A program change to a preset on disk makes its channel wait (see the
+    /// type's notes); so do the messages that follow on that channel.
     /// - Thread: audio
     /// - Realtime: safe. No allocation, no locks (`synth.threadsafe-api = 0`);
-    ///   checked by the compiler with `@_noLocks` up to the C calls, and
-    ///   counted call by call in `SamplerAllocationTests`.
-    @_noLocks
+    ///   the FluidSynth calls checked by the compiler with `@_noLocks` up to
+    ///   the C calls, all of it counted call by call in `SamplerAllocationTests`
+    ///   and `PresetLoadingTests`.
     public func apply(_ message: MIDIMessage) {
+        // A channel waiting for its preset keeps its messages, in order, for later.
+        if waits.hold(message) { return }
+        applyToSynth(message)
+        switch message {
+        case .programChange(let channel, _):
+            awaitPreset(onChannel: Int(channel & 0x0F))
+        case .systemReset:
+            waits.clear()
+            awaitSelectedPresets()
+        default:
+            break
+        }
+    }
+
+    /// `apply`'s FluidSynth calls.
+    /// - Thread: audio
+    /// - Realtime: safe (checked by the compiler with `@_noLocks` up to the C calls)
+    @_noLocks
+    private func applyToSynth(_ message: MIDIMessage) {
         let synth = self.synth
         switch message {
         case .noteOn(let channel, let note, let velocity):
@@ -200,6 +284,55 @@ public final class SamplerSynth: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// Replays the messages held for channels whose preset has come in
+    /// since; call it at the start of every block. A replayed program change
+    /// to another preset on disk makes its channel wait again.
+    /// - Thread: audio
+    /// - Realtime: safe
+    public func resumeWaitingChannels() {
+        guard waits.waitingChannels != 0 else { return }
+        for channel in 0..<16 {
+            guard let index = waits.awaitedPreset(channel) else { continue }
+            let residency = presets.residency(index)
+            guard residency == .resident || residency == .failed else { continue }
+            waits.endWait(channel)
+            publish(channel: channel, index: index, loading: false)
+            while !waits.isWaiting(channel), let message = waits.nextHeld(channel) { apply(message) }
+        }
+    }
+
+    /// After a program change on `channel`: if the preset it selected is on
+    /// disk, asks the loader for it and makes the channel wait.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    private func awaitPreset(onChannel channel: Int) {
+        guard let index = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) else {
+            channelPresets[channel].store(0, ordering: .relaxed)
+            return
+        }
+        switch presets.residency(index) {
+        case .resident, .failed:
+            publish(channel: channel, index: index, loading: false)
+        case .absent, .requested:
+            loader.request(index)
+            waits.wait(channel, for: index)
+            publish(channel: channel, index: index, loading: true)
+        }
+    }
+
+    /// `awaitPreset` on every channel this synth answers.
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    private func awaitSelectedPresets() {
+        for channel in 0..<16 where channels.contains(channel: UInt8(channel)) { awaitPreset(onChannel: channel) }
+    }
+
+    /// - Thread: audio, control
+    /// - Realtime: safe
+    private func publish(channel: Int, index: Int, loading: Bool) {
+        channelPresets[channel].store(loading ? -(index + 1) : index + 1, ordering: .relaxed)
     }
 
     /// Writes `frameCount` frames of stereo into `left` and `right`

@@ -82,7 +82,8 @@ public final class InstrumentRig {
     public let soundFontDrumNotes: MIDINoteSet
     public let chain: InstrumentChain
 
-    /// Loads the SoundFont and the kit (slow: seconds for FluidR3_GM) and builds the graph.
+    /// Reads the SoundFont's presets and the samples of those the channels
+    /// and the song select, loads the kit, and builds the graph.
     /// - Throws: `CommandLineError` with the one-line reason.
     public init(options: Options, ports: [MIDIInputPort], player: MIDIFilePlayer?, sampleRate: Double,
          settings: VoiceSettings, limiterLookaheadMilliseconds: Float) throws {
@@ -99,6 +100,8 @@ public final class InstrumentRig {
             // No percussion note before the kit's pads are known.
             sampler.percussionNotes = .none
             synth = try sampler.load(configuration)
+            // Every preset the song selects is read before it plays: no note of a render or a song waits.
+            if let player { synth.preload(presetsSelectedBy: player.messages()) }
         } catch let error as SamplerError {
             throw CommandLineError.runtime(error.description)
         }
@@ -128,9 +131,10 @@ public final class InstrumentRig {
     /// One line per kit problem (a pad skipped, a layer missing), for the user.
     public var warnings: [String] { kit?.problems.map(\.description) ?? [] }
 
-    /// What plays, for the first line of output.
+    /// What plays, for the first line of output; the sampler's part says
+    /// what is in memory (`memorySummary`).
     public var summary: String {
-        var text = "\(synth.presetName) from \(soundFont)"
+        var text = "\(synth.presetName) from \(soundFont) (\(memorySummary))"
         if let drumText { text += "; drums: \(drumText)" }
         return text
     }
@@ -156,6 +160,16 @@ public final class InstrumentRig {
     public func drumOrigin(note: UInt8) -> String? {
         if kit?.pad(forNote: note) != nil { return "kit" }
         return soundFontDrumNotes.contains(note) ? "sf" : nil
+    }
+
+    /// The sampler's presets in memory and what they took: "1 of 189 presets
+    /// in memory: 5.6 MB of samples, 11.7 MB of the font's index". Later
+    /// program changes add to it as they load.
+    public var memorySummary: String {
+        let presets = synth.presets, totals = presets.totals
+        func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+        return "\(totals.presets) of \(presets.presets.count) presets in memory: \(megabytes(totals.bytes)) of samples, "
+            + "\(megabytes(presets.structureBytes)) of the font's index"
     }
 
     /// Frees what the audio thread has retired. Control loop.

@@ -70,6 +70,12 @@ public final class MIDIFilePlayer: @unchecked Sendable {
         events.deallocate()
     }
 
+    /// The song's messages, in the order they play.
+    /// - Realtime: unsafe (allocates). Control thread.
+    public func messages() -> [MIDIMessage] {
+        (0..<eventCount).map { events[$0].message }
+    }
+
     // MARK: Any thread (atomics; the control thread sets them)
 
     /// Starts playing from the beginning at the next cycle.

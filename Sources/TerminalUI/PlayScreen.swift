@@ -1,12 +1,13 @@
 import Foundation
 import MIDI
 
-/// Draws the play screen: the piano keyboard with pressed keys lit and the
+/// Draws the play screen: the keyboard channel's instrument, the piano keyboard with pressed keys lit and the
 /// octave labels in letters or solfège, the drum pads, which computer key
 /// plays what, voices, MIDI activity, latency and xruns.
 public enum PlayScreen {
     public static let keyHelp: [(String, String)] = [
         ("← →", "octave"),
+        ("{ }", "instrument"),
         ("↑ ↓", "volume"),
         ("tab", "C4 / Do4"),
         ("space", "song play/stop"),
@@ -24,6 +25,7 @@ public enum PlayScreen {
         lines.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
         if let notice = s.notice { lines.append("\(dim)\(notice)\(reset)") }
         lines.append("  \(s.instruments)")
+        if let instrument = s.instrument { lines.append("  \(bold)\(instrument)\(reset)  \(dim){ } previous / next\(reset)") }
         lines.append("  MIDI in: \(s.sources)")
         for notice in s.notices { lines.append("  \(dim)\(notice)\(reset)") }
         lines.append("")

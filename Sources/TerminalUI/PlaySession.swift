@@ -125,6 +125,8 @@ public final class PlaySession {
         case .down: setVolume(settings.volume - 0.05)
         case .left: send(keyboard.press("[", at: now))
         case .right: send(keyboard.press("]", at: now))
+        case .character("{"): stepInstrument(by: -1)
+        case .character("}"): stepInstrument(by: 1)
         case .character("\t"): noteStyle = noteStyle == .letters ? .solfege : .letters
         case .character("\u{7F}"), .character("\u{08}"):
             send(keyboard.releaseAll())
@@ -140,6 +142,26 @@ public final class PlaySession {
             send(keyboard.press(c, at: now))
         }
         return true
+    }
+
+    /// Selects the SoundFont's previous or next melodic preset on the
+    /// keyboard's channel: a bank select and a program change, sent as the
+    /// keys' notes are, so notes already sounding keep sounding (FluidSynth
+    /// changes a channel's preset for its next notes) and a take records
+    /// the change. A preset not yet in memory loads meanwhile; the screen says so.
+    private func stepInstrument(by offset: Int) {
+        let channel = keyboard.options.channel
+        let current = rig.synth.preset(onChannel: Int(channel))?.preset
+        guard let next = rig.synth.presets.step(from: current, by: offset) else { return }
+        send(next.selectionMessages(channel: channel))
+    }
+
+    /// The keyboard channel's instrument, for the screen.
+    private func instrumentLine() -> String? {
+        let channel = Int(keyboard.options.channel)
+        guard let (preset, loading) = rig.synth.preset(onChannel: channel) else { return nil }
+        return "channel \(channel + 1): \(preset.name) (bank \(preset.bank) program \(preset.program))"
+            + (loading ? " · loading…" : "")
     }
 
     private func setVolume(_ volume: Float) {
@@ -187,6 +209,7 @@ public final class PlaySession {
             device: driver.route.output,
             seconds: now.timeIntervalSince(started),
             instruments: rig.summary,
+            instrument: instrumentLine(),
             sources: sources.summary,
             notices: sources.notices,
             pressedNotes: pressed,

@@ -17,6 +17,8 @@ public struct PlayStatus {
     public var device: String
     public var seconds: Double
     public var instruments: String
+    /// The computer keyboard's channel's instrument ("channel 1: Yamaha Grand Piano (bank 0 program 0)").
+    public var instrument: String?
     public var sources: String
     public var notices: [String]
     /// Piano keys shown as pressed (held now, or struck since the last refresh).

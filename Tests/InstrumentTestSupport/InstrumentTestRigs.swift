@@ -18,6 +18,8 @@ public final class SamplerTestRig {
     public let port = MIDIInputPort(name: "test")
     public let scheduler: MIDIScheduler
     public let node: SamplerNode
+    /// The synth the node plays (loaded at init).
+    public let synth: SamplerSynth
     public let engine = RenderEngine()
     public let sampleRate: Double
     public let blockSize: Int
@@ -27,12 +29,15 @@ public final class SamplerTestRig {
 
     public init(soundFont: String = SamplerTestRig.smallFont, instrument: SamplerInstrument = .piano,
          polyphony: Int = SamplerConfiguration.defaultPolyphony, channels: SamplerChannelSet = .melodic,
-         blockSize: Int = 256, maximumBlockSize: Int = 512, sampleRate: Double = 48_000) throws {
+         blockSize: Int = 256, maximumBlockSize: Int = 512, sampleRate: Double = 48_000,
+         preloading programs: [Int] = []) throws {
         self.sampleRate = sampleRate
         self.blockSize = blockSize
         scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
         node = SamplerNode(events: scheduler.events, sampleRate: sampleRate, channels: channels)
-        try node.load(SamplerConfiguration(soundFontPath: soundFont, instrument: instrument, polyphony: polyphony))
+        synth = try node.load(SamplerConfiguration(soundFontPath: soundFont, instrument: instrument, polyphony: polyphony))
+        // Programs a test changes to, read now as a song's would be, so that their notes are on time.
+        synth.preload(presetsSelectedBy: programs.map { MIDIMessage.programChange(channel: 0, program: UInt8($0)) })
         let graph = AudioGraph(inputChannelCount: 0)
         graph.output = graph.add(node)
         engine.install(try graph.compile(spec: ProcessSpec(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize)))

@@ -151,7 +151,7 @@ final class SamplerNodeTests: XCTestCase {
 
     /// Velocity, volume, pitch bend, program change and system reset reach FluidSynth.
     func testMessagesReachTheSynth() throws {
-        let rig = try SamplerTestRig(instrument: .xylophone)
+        let rig = try SamplerTestRig(instrument: .xylophone, preloading: [0, 80])
         let window = 2_400..<7_200
         func level(_ messages: [MIDIMessage], note: UInt8 = 72, velocity: UInt8 = 100) -> Double {
             let start = rig.frame

@@ -1,0 +1,301 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFluidSynth
+import Synchronization
+
+/// A SoundFont read for playing preset by preset: its presets are known at
+/// once, and a preset's samples are read into memory only when it is made
+/// resident, so a session holds what it plays and nothing more.
+///
+/// FluidSynth reads the font here with `synth.dynamic-sample-loading = 1`
+/// on a synth of its own that never renders (the *loader synth*); making a
+/// preset resident pins it there (`fluid_synth_pin_preset`: FluidSynth
+/// reads and converts its samples, which then stay until the font is
+/// deleted). The synths that play never hold the real font: they hold a
+/// `PresetProxyFont`, whose presets hand note-ons to the real presets here
+/// once resident and play nothing before. That is what keeps disk reads and
+/// allocation off the audio thread: with dynamic loading, selecting a real
+/// preset on a playing synth's channel would read its samples right there.
+///
+/// Thread safety: `makeResident` runs on any thread but one load at a time
+/// (a mutex; the loader synth is only touched under it). The audio thread
+/// only reads states (atomics) and calls note-ons of resident presets, whose
+/// sample data no longer changes; FluidSynth's per-sample counters that the
+/// audio thread touches (voice references) are ones loading never writes,
+/// and a pinned sample is never unloaded.
+public final class SoundFontPresets: @unchecked Sendable {
+    /// Where a preset's samples are.
+    public enum Residency: Int, Sendable {
+        /// On disk only.
+        case absent = 0
+        /// Asked for; the loader will read it.
+        case requested = 1
+        /// In memory: it plays.
+        case resident = 2
+        /// Reading it failed (the file changed or went away); it plays nothing.
+        case failed = 3
+    }
+
+    /// What the loads so far took.
+    public struct Totals: Equatable, Sendable {
+        /// Presets made resident.
+        public var presets = 0
+        /// The growth of the process's resident set while they were read (VmRSS, /proc).
+        public var bytes = 0
+        /// Wall time spent reading them, in seconds.
+        public var seconds = 0.0
+    }
+
+    public let path: String
+    /// Every preset of the font, by bank, then program.
+    public let presets: [SoundFontPreset]
+    /// The growth of the resident set while FluidSynth read the font's
+    /// structure (presets, instruments, zones: no sample data).
+    public let structureBytes: Int
+
+    // MARK: Loader side (under `loads`)
+    private let settings: OpaquePointer
+    private let synth: OpaquePointer
+    private let fontID: Int32
+    private let loads = Mutex(Totals())
+
+    // MARK: Shared with the audio thread (immutable after init, or atomic)
+    /// `bank << 7 | program` per preset, ascending: the lookup key.
+    private let keys: UnsafeMutablePointer<Int32>
+    /// FluidSynth's preset per index (owned by the loader synth's font).
+    private let realPresets: UnsafeMutablePointer<OpaquePointer>
+    /// Each preset's note-on function, read once at init.
+    private let noteOns: UnsafeMutablePointer<fluid_preset_noteon_t?>
+    /// `Residency` raw values per index.
+    private let states: UnsafeMutablePointer<Atomic<Int>>
+
+    /// Reads the font's presets (no samples).
+    /// - Throws: `SamplerError` naming the file: not found, not a SoundFont,
+    ///   truncated, refused by FluidSynth; `.synthesizerCreationFailed` when
+    ///   this FluidSynth's presets cannot be proxied.
+    /// - Realtime: unsafe (allocates, reads files). Control or loader thread.
+    public init(path: String) throws {
+        _ = try SoundFontHeader(checking: path)
+        SoundFontLoadLog.install()
+        guard let settings = new_fluid_settings() else {
+            throw SamplerError.synthesizerCreationFailed("new_fluid_settings failed")
+        }
+        _ = fluid_settings_setint(settings, "synth.threadsafe-api", 0)
+        _ = fluid_settings_setint(settings, "synth.dynamic-sample-loading", 1)
+        _ = fluid_settings_setint(settings, "synth.lock-memory", 1)
+        _ = fluid_settings_setint(settings, "synth.polyphony", 1)
+        _ = fluid_settings_setint(settings, "synth.reverb.active", 0)
+        _ = fluid_settings_setint(settings, "synth.chorus.active", 0)
+        _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
+        _ = fluid_settings_setint(settings, "synth.audio-channels", 1)
+        _ = fluid_settings_setint(settings, "synth.audio-groups", 1)
+        _ = fluid_settings_setint(settings, "synth.verbose", 0)
+        let (created, creationError) = SoundFontLoadLog.capturing { new_fluid_synth(settings) }
+        guard let synth = created else {
+            delete_fluid_settings(settings)
+            throw SamplerError.synthesizerCreationFailed(creationError ?? "new_fluid_synth failed")
+        }
+        guard Self.presetLayoutMatches() else {
+            delete_fluid_synth(synth)
+            delete_fluid_settings(settings)
+            throw SamplerError.synthesizerCreationFailed("this FluidSynth's presets are not laid out as FluidSynth 2's; Busker cannot load them one by one")
+        }
+        let before = Self.residentSetBytes()
+        // No preset reset: nothing is selected on the loader synth, so nothing is read yet.
+        let (id, loadError) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, path, 0) }
+        guard id != FLUID_FAILED, let font = fluid_synth_get_sfont_by_id(synth, id) else {
+            delete_fluid_synth(synth)
+            delete_fluid_settings(settings)
+            throw SamplerError.soundFontLoadFailed(path: path, message: loadError)
+        }
+        var found: [(key: Int32, preset: SoundFontPreset, real: OpaquePointer)] = []
+        fluid_sfont_iteration_start(font)
+        while let real = fluid_sfont_iteration_next(font) {
+            let bank = Int(fluid_preset_get_banknum(real)), program = Int(fluid_preset_get_num(real))
+            guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program) else { continue }
+            let name = fluid_preset_get_name(real).map { String(cString: $0) } ?? ""
+            found.append((Int32(bank << 7 | program), SoundFontPreset(bank: bank, program: program, name: name), real))
+        }
+        found.sort { $0.key < $1.key }
+        structureBytes = max(0, Self.residentSetBytes() - before)
+        self.path = path
+        self.settings = settings
+        self.synth = synth
+        self.fontID = id
+        presets = found.map(\.preset)
+        let count = max(1, found.count)
+        keys = .allocate(capacity: count)
+        realPresets = .allocate(capacity: count)
+        noteOns = .allocate(capacity: count)
+        states = .allocate(capacity: count)
+        for (i, entry) in found.enumerated() {
+            (keys + i).initialize(to: entry.key)
+            (realPresets + i).initialize(to: entry.real)
+            (noteOns + i).initialize(to: busker_fluid_preset_noteon(entry.real))
+            (states + i).initialize(to: Atomic(Residency.absent.rawValue))
+        }
+    }
+
+    deinit {
+        // Unpins and frees every sample: the synths that played them are gone by now.
+        delete_fluid_synth(synth)
+        delete_fluid_settings(settings)
+        (states).deinitialize(count: presets.count)
+        states.deallocate()
+        keys.deallocate()
+        realPresets.deallocate()
+        noteOns.deallocate()
+    }
+
+    /// Whether this FluidSynth's `fluid_preset_t` has the fields where
+    /// `busker_fluid_preset_fields` reads them: checked on a preset made here
+    /// with known functions.
+    private static func presetLayoutMatches() -> Bool {
+        let getName: fluid_sfont_get_name_t = { _ in nil }
+        let getPreset: fluid_sfont_get_preset_t = { _, _, _ in nil }
+        guard let font = new_fluid_sfont(getName, getPreset, nil, nil, { _ in 0 }) else { return false }
+        defer { delete_fluid_sfont(font) }
+        let presetName: fluid_preset_get_name_t = { _ in nil }
+        let bank: fluid_preset_get_banknum_t = { _ in 0 }
+        let number: fluid_preset_get_num_t = { _ in 7 }
+        let noteOn: fluid_preset_noteon_t = { _, _, _, _, _ in 0 }
+        guard let preset = new_fluid_preset(font, presetName, bank, number, noteOn, { _ in }) else { return false }
+        defer { delete_fluid_preset(preset) }
+        let marker = UnsafeMutableRawPointer(bitPattern: 0xB05C)
+        _ = fluid_preset_set_data(preset, marker)
+        return busker_fluid_preset_layout_matches(preset, font, marker, number, noteOn) != 0
+    }
+
+    // MARK: Control or loader thread
+
+    /// The index of the preset at `bank` and `program`, or nil.
+    /// - Thread: any
+    /// - Realtime: safe (a binary search over preallocated keys)
+    public func index(bank: Int, program: Int) -> Int? {
+        guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program) else { return nil }
+        let key = Int32(bank << 7 | program)
+        var low = 0, high = presets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < presets.count && keys[low] == key ? low : nil
+    }
+
+    /// The instrument `offset` steps after `current` (before it, for a
+    /// negative offset) among the font's melodic presets (banks 0–127, by
+    /// bank then program), wrapping around at the ends: what the play
+    /// screen's `{ }` keys choose. From nil or a drum kit: the first.
+    /// - Thread: any
+    public func step(from current: SoundFontPreset?, by offset: Int) -> SoundFontPreset? {
+        let melodic = presets.filter { $0.bank < 128 }
+        guard !melodic.isEmpty else { return nil }
+        guard let current, let position = melodic.firstIndex(where: { $0.bank == current.bank && $0.program == current.program }) else {
+            return melodic[0]
+        }
+        let count = melodic.count
+        return melodic[((position + offset) % count + count) % count]
+    }
+
+    /// Reads the samples of the preset at `index` into memory, unless they are already.
+    /// - Returns: true when the preset is resident (now or before).
+    /// - Realtime: unsafe (reads the file, allocates, locks). Control or loader thread.
+    @discardableResult
+    public func makeResident(_ index: Int) -> Bool {
+        precondition(presets.indices.contains(index))
+        return loads.withLock { totals in
+            switch residency(index) {
+            case .resident: return true
+            case .failed: return false
+            case .absent, .requested: break
+            }
+            let preset = presets[index]
+            let start = monotonicNow(), before = Self.residentSetBytes()
+            let (result, _) = SoundFontLoadLog.capturing {
+                fluid_synth_pin_preset(synth, fontID, Int32(preset.bank), Int32(preset.program))
+            }
+            let loaded = result == FLUID_OK
+            if loaded {
+                totals.presets += 1
+                totals.bytes += max(0, Self.residentSetBytes() - before)
+                totals.seconds += monotonicNow() - start
+            }
+            // Published after the samples: the audio thread reads the state with acquire ordering.
+            states[index].store((loaded ? Residency.resident : .failed).rawValue, ordering: .releasing)
+            return loaded
+        }
+    }
+
+    /// What the loads so far took.
+    /// - Realtime: unsafe (may wait for a load). Control thread.
+    public var totals: Totals { loads.withLock { $0 } }
+
+    /// The resident presets, by bank and program.
+    /// - Thread: any
+    public var residentPresets: [SoundFontPreset] {
+        presets.indices.filter { residency($0) == .resident }.map { presets[$0] }
+    }
+
+    // MARK: Audio thread
+
+    /// Where the preset at `index`'s samples are.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
+    @inline(__always)
+    public func residency(_ index: Int) -> Residency {
+        Residency(rawValue: states[index].load(ordering: .acquiring)) ?? .absent
+    }
+
+    /// Marks the preset at `index` as asked for, if nobody asked before.
+    /// - Returns: true for the caller that should queue the load.
+    /// - Thread: audio (or any)
+    /// - Realtime: safe (a compare-and-exchange)
+    func claimRequest(_ index: Int) -> Bool {
+        states[index].compareExchange(expected: Residency.absent.rawValue, desired: Residency.requested.rawValue,
+                                      ordering: .relaxed).exchanged
+    }
+
+    /// Gives a request back (its queue was full), so that a later note asks again.
+    /// - Thread: audio
+    /// - Realtime: safe
+    func withdrawRequest(_ index: Int) {
+        _ = states[index].compareExchange(expected: Residency.requested.rawValue, desired: Residency.absent.rawValue,
+                                          ordering: .relaxed)
+    }
+
+    /// Plays a note-on with the real preset at `index` on `synth`, which
+    /// calls it from its own note-on (a `PresetProxyFont` preset's); nothing
+    /// when the preset is not resident.
+    /// - Thread: audio (inside FluidSynth's note-on)
+    /// - Realtime: safe (FluidSynth's preset note-on allocates voices from its preallocated pool)
+    @inline(__always)
+    func noteOn(_ index: Int, synth: OpaquePointer?, channel: Int32, key: Int32, velocity: Int32) -> Int32 {
+        guard states[index].load(ordering: .acquiring) == Residency.resident.rawValue,
+              let noteOn = noteOns[index] else { return FLUID_OK }
+        return noteOn(realPresets[index], synth, channel, key, velocity)
+    }
+
+    // MARK: Memory
+
+    /// The process's resident set now (VmRSS, from /proc/self/statm), in bytes; 0 where unreadable.
+    /// - Realtime: unsafe (file I/O). Control or loader thread.
+    public static func residentSetBytes() -> Int {
+        let descriptor = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 127) }
+        guard count > 0 else { return 0 }
+        // "size resident shared …", in pages.
+        let fields = bytes[0..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    private func monotonicNow() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
