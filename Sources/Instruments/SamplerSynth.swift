@@ -14,7 +14,9 @@ import Synchronization
 /// Memory follows the music: the synth holds a `PresetProxyFont` over the
 /// font's `SoundFontPresets`, and only the presets its channels select are
 /// read into memory. At init the configured instrument is made resident
-/// (and, with `preload`, every preset a song selects). A program change on
+/// (and, with `preload`, every preset a song selects); the percussion
+/// channel's starting kit is asked for by that channel's first note, which
+/// waits for it as below. A program change on
 /// the audio thread to a preset still on disk asks the `PresetLoader`
 /// thread for it, and its channel waits (`PresetWaits`): its messages are
 /// held and replayed at the first block after the preset is in
@@ -62,9 +64,16 @@ public final class SamplerSynth: @unchecked Sendable {
     /// Per channel, for other threads: the selected preset's index + 1
     /// (0: none), negative while the channel waits for it.
     private let channelPresets: UnsafeMutablePointer<Atomic<Int>>
+    /// Bit n: channel n's starting preset is read at the channel's first
+    /// note-on, not at start. Every channel but those on the configured
+    /// instrument: in practice the percussion channel's drum kit, which a
+    /// session that sounds no SoundFont drum never needs. A program change
+    /// clears the bit (the preset it selects is read at once).
+    private var deferredChannels: UInt16 = 0
 
     /// Reads the SoundFont's presets, selects the instrument on `channels`
-    /// and reads the samples of the presets selected on them.
+    /// and reads its samples; channel 10's drum kit (when `channels` has it)
+    /// is read at that channel's first note.
     ///
     /// The program goes on every channel in `channels` except General MIDI's
     /// percussion channel, which keeps the font's drum kit (bank 128).
@@ -141,10 +150,14 @@ public final class SamplerSynth: @unchecked Sendable {
         for channel in 0..<16 { (channelPresets + channel).initialize(to: Atomic(0)) }
         loader = PresetLoader(presets: presets)
         selectConfiguredInstrument()
-        // The presets the channels start on, read now: the first note never waits.
+        // The instrument, read now: its first note never waits. Another
+        // starting preset (channel 10's drum kit) is read at its channel's first note.
         for channel in channels.channels {
-            if let index = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) {
+            guard let index = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) else { continue }
+            if index == instrumentIndex {
                 presets.makeResident(index)
+            } else {
+                deferredChannels |= 1 << UInt16(channel)
             }
         }
         awaitSelectedPresets()
@@ -241,6 +254,7 @@ public final class SamplerSynth: @unchecked Sendable {
     ///   the C calls, all of it counted call by call in `SamplerAllocationTests`
     ///   and `PresetLoadingTests`.
     public func apply(_ message: MIDIMessage) {
+        if deferredChannels != 0 { readDeferredPreset(for: message) }
         // A channel waiting for its preset keeps its messages, in order, for later.
         if waits.hold(message) { return }
         applyToSynth(message)
@@ -316,10 +330,33 @@ public final class SamplerSynth: @unchecked Sendable {
         case .resident, .failed:
             publish(channel: channel, index: index, loading: false)
         case .absent, .requested:
+            // A deferred channel's starting preset waits for the channel's first note.
+            if deferredChannels & (UInt16(1) << UInt16(channel)) != 0 {
+                channelPresets[channel].store(0, ordering: .relaxed)
+                return
+            }
             loader.request(index)
             waits.wait(channel, for: index)
             publish(channel: channel, index: index, loading: true)
         }
+    }
+
+    /// A deferred channel's preset is asked for by its first note-on (the
+    /// channel then waits for it, that note held) or given up for the one a
+    /// program change selects.
+    /// - Thread: audio
+    /// - Realtime: safe
+    private func readDeferredPreset(for message: MIDIMessage) {
+        let channel: Int
+        switch message {
+        case .noteOn(let c, _, let velocity) where velocity > 0: channel = Int(c & 0x0F)
+        case .programChange(let c, _): channel = Int(c & 0x0F)
+        default: return
+        }
+        let bit = UInt16(1) << UInt16(channel)
+        guard deferredChannels & bit != 0 else { return }
+        deferredChannels &= ~bit
+        if case .noteOn = message { awaitPreset(onChannel: channel) }
     }
 
     /// `awaitPreset` on every channel this synth answers.

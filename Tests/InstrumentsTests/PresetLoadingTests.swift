@@ -49,6 +49,35 @@ final class PresetLoadingTests: XCTestCase {
         XCTAssertNil(presets.index(bank: 3, program: 0))
     }
 
+    /// A sampler that also plays channel 10 (the SoundFont's percussion)
+    /// reads its drum kit at that channel's first note, not at start: a
+    /// session that sounds no SoundFont drum never holds it. The note waits
+    /// for the kit, then sounds.
+    func testTheDrumChannelsKitIsReadAtItsFirstNote() throws {
+        let synth = try SamplerSynth(configuration: SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3), sampleRate: 48_000,
+                                     channels: .all)
+        let kit = try XCTUnwrap(synth.presets.index(bank: 128, program: 0))
+        XCTAssertEqual(synth.presets.residency(kit), .absent, "the kit is not read at start")
+        XCTAssertEqual(synth.presets.residentPresets.map(\.name), ["Yamaha Grand Piano"])
+        let frames = 4_800
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer { left.deallocate(); right.deallocate() }
+        func energy() -> Float {
+            synth.resumeWaitingChannels()
+            synth.render(left: left, right: right, frameCount: frames)
+            return (0..<frames).reduce(0) { $0 + left[$1] * left[$1] }
+        }
+        // A cowbell (GM 56): the first note on channel 10 asks for the kit.
+        synth.apply(.noteOn(channel: 9, note: 56, velocity: 110))
+        XCTAssertNotEqual(synth.presets.residency(kit), .absent, "the first note asked the loader for the kit")
+        waitUntilResident(synth.presets, kit)
+        var sounded: Float = 0
+        for _ in 0..<10 { sounded = max(sounded, energy()) }
+        XCTAssertGreaterThan(sounded, 1e-4, "the cowbell sounded once the kit was in")
+        XCTAssertEqual(synth.preset(onChannel: 9)?.preset.isPercussion, true)
+        XCTAssertEqual(synth.heldMessagesDropped, 0)
+    }
+
     /// A song's program changes, bank selects and resets are played through
     /// FluidSynth's rules before the song starts: the presets they select
     /// (a fallback from a missing bank included) are read; channel 10's are not.
