@@ -20,6 +20,19 @@ public struct ArgumentScanner {
         try self.init(arguments, declared: OptionDeclaration.parse(helpText: help))
     }
 
+    /// A command's arguments read against its `help`, or nil when they ask
+    /// for the help (`-h`, `--help`), which is then printed: every command
+    /// starts `guard let args = try ArgumentScanner.command(arguments, help: help) else { return }`.
+    /// - Throws: `CommandLineError.usage` naming the option.
+    public static func command(_ arguments: [String], help: String) throws -> ArgumentScanner? {
+        let args = try ArgumentScanner(arguments, help: help)
+        guard !args.has("help") else {
+            print(help)
+            return nil
+        }
+        return args
+    }
+
     /// The options `declared` names, and `-h`/`--help`. Values are kept under
     /// each option's first name, whichever spelling was given; an option not
     /// marked repeatable given twice is a usage error.

@@ -19,11 +19,7 @@ enum AnalyzeCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         guard !args.positionals.isEmpty else { throw CommandLineError.usage("analyze needs a sound file: busker analyze FILE") }
         for path in args.positionals {
             let measured: (report: LoudnessReport, sampleRate: Int, channelCount: Int)

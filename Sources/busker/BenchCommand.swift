@@ -33,11 +33,7 @@ enum BenchCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if args.has("howl") {
             // The howl bench runs the feedback simulator only: an option for the chain bench would be silently ignored.
             let ignored = ["period", "runs", "file-period", "input"].filter { args.string($0) != nil }

@@ -22,11 +22,7 @@ enum DevicesCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
         if args.has("names") {
             for name in DeviceList.current().pcmNames { print(name) }

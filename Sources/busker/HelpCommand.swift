@@ -54,11 +54,7 @@ enum HelpCommand {
     }
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         let asked = ["man", "completion", "commands"].filter { args.has($0) }
         if asked.count + (args.positionals.isEmpty ? 0 : 1) > 1 {
             throw CommandLineError.usage("busker help takes one of COMMAND, --man, --completion, --commands")

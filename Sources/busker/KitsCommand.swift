@@ -22,11 +22,7 @@ enum KitsCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         guard args.positionals.count <= 1 else { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
         let catalog = DrumKitCatalog()
         if args.has("names") {

@@ -107,11 +107,7 @@ enum LiveCommand {
 
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
         let start = try LiveStart(arguments: args)
         let settings = start.settings

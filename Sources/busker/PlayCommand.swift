@@ -66,11 +66,7 @@ enum PlayCommand {
 
     static func run(_ arguments: [String]) throws {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format", "format"])
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         let files = try PositionalFiles(args.positionals, soundFontOption: args.string("soundfont"))
         var settings = try VoiceSettings(arguments: args)
         if args.string("volume") == nil { settings.volume = 0.5 }

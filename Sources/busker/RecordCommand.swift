@@ -53,11 +53,7 @@ enum RecordCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if args.positionals.count > 1 { throw CommandLineError.usage("unexpected argument '\(args.positionals[1])'") }
         var forRequest = args.positionals.first.map { ["--record=\($0)"] } ?? ["--record"]
         if let format = try recordFormat(args) { forRequest += ["--format", format] }

@@ -39,11 +39,7 @@ enum RenderCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         let files = try PositionalFiles(args.positionals, soundFontOption: args.string("soundfont"))
         guard let songPath = files.song else { throw CommandLineError.usage("render needs a MIDI file: busker render SONG.mid -o OUT.wav") }
         guard let outputPath = args.string("output"), !outputPath.isEmpty else {

@@ -18,11 +18,7 @@ enum RepairCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let args = try ArgumentScanner(arguments, help: help)
-        if args.has("help") {
-            print(help)
-            return
-        }
+        guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         guard !args.positionals.isEmpty else { throw CommandLineError.usage("repair needs a WAV file: busker repair FILE.wav") }
         for path in args.positionals {
             let result: WAVRepair.Result
