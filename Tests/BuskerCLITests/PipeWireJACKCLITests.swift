@@ -158,11 +158,17 @@ final class PipeWireJACKCLITests: XCTestCase {
         let peak = playing.map(abs).max() ?? 0
         print("busker play --driver jack on PipeWire, A4 from jack_midiseq: peak \(20 * log10(Double(peak))) dBFS")
         XCTAssertGreaterThan(peak, 1e-3, "the notes sent to midi_in were played")
-        // A strike's attack is its loudest moment; the first half second after it is that one note (each is held 47000 frames).
-        let attack = playing[..<48_000].indices.max { abs(playing[$0]) < abs(playing[$1]) }!
-        let pitch = try XCTUnwrap(ToneAnalysis.strongestFrequency(in: playing[(attack + 480)..<(attack + 24_480)],
-                                                                  among: stride(from: 400.0, through: 480, by: 2), sampleRate: 48_000))
-        XCTAssertEqual(pitch, 440, accuracy: 4.4, "A4 within 1 %")
+        // The pitch of every quarter second that sounds, and their median: a window
+        // spanning a strike, or a dropout of a stalled host, does not decide it.
+        let pitches = stride(from: 0, to: playing.count - 12_000, by: 4_800).compactMap { start -> Double? in
+            let window = playing[start..<(start + 12_000)]
+            guard window.map(abs).max() ?? 0 > 1e-3 else { return nil }
+            return ToneAnalysis.strongestFrequency(in: window, among: stride(from: 400.0, through: 480, by: 2), sampleRate: 48_000)
+        }.sorted()
+        XCTAssertGreaterThanOrEqual(pitches.count, 5, "quarter seconds that sound")
+        let pitch = pitches.isEmpty ? 0 : pitches[pitches.count / 2]
+        print("pitches of the quarter seconds: \(pitches)")
+        XCTAssertEqual(pitch, 440, accuracy: 4.4, "A4 within 1 % (the median quarter second)")
         process.interrupt()
         process.waitUntilExit()
         XCTAssertTrue(out.waitForEnd())
