@@ -33,10 +33,10 @@ public final class LiveMIDIControl {
     public let sources: MIDISources
     public private(set) var responder: MIDIControlResponder
     public private(set) var learn = MIDILearn()
+    /// What MIDI did, by source (`takeActionLines()`, `lastAction`).
+    private var actionLog = ControlActionLog<MIDIControlSource>()
     /// The last thing MIDI did, for the screen ("CC 7 → volume 0.42").
-    public private(set) var lastAction: String?
-    /// Actions since the last `takeActionLines()`, for a headless session's output.
-    private var actionLog: [(source: MIDIControlSource?, line: String)] = []
+    public var lastAction: String? { actionLog.latest }
 
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
@@ -76,7 +76,7 @@ public final class LiveMIDIControl {
     public func cancelLearning() {
         guard learn.isActive else { return }
         learn.cancel()
-        lastAction = "learn cancelled"
+        actionLog.show("learn cancelled")
     }
 
     // MARK: Messages
@@ -134,9 +134,9 @@ public final class LiveMIDIControl {
                     record("\(source.label) → mic \(micOn != changes.toggleMic ? "on" : "off")")
                 case let .changed(control, source):
                     changes.settingsChanged = true
-                    record("\(source.label) → \(describe(control, in: settings))", source: control.isToggle ? nil : source)
+                    record("\(source.label) → \(control.description(in: settings))", source: control.isToggle ? nil : source)
                 case let .awaitingPickup(control, source, fader, current):
-                    let f = describe(control, value: fader), c = describe(control, value: current)
+                    let f = control.valueText(fader), c = control.valueText(current)
                     record("\(source.label) at \(f): move it to \(c) to pick up \(control.label)", source: source)
                 }
             }
@@ -145,34 +145,10 @@ public final class LiveMIDIControl {
     }
 
     /// Lines describing what MIDI did since the last call (headless output).
-    public func takeActionLines() -> [String] {
-        defer { actionLog.removeAll(keepingCapacity: true) }
-        return actionLog.map(\.line)
-    }
+    public func takeActionLines() -> [String] { actionLog.takeLines() }
 
     private func record(_ line: String?, source: MIDIControlSource? = nil) {
         guard let line else { return }
-        lastAction = line
-        // A fader sends dozens of messages a second: its latest line stands for them.
-        if let source, let last = actionLog.last, last.source == source {
-            actionLog[actionLog.count - 1].line = line
-        } else {
-            actionLog.append((source, line))
-        }
-    }
-
-    private func describe(_ control: LiveControl, in settings: LiveSettings) -> String {
-        if case let .mute(strip) = control, let index = control.stripIndex(in: settings) {
-            return "strip \(strip) \(settings.strips[index].mute ? "muted" : "on")"
-        }
-        return "\(control.label) \(control.value(in: settings).map { describe(control, value: $0) } ?? "")"
-    }
-
-    private func describe(_ control: LiveControl, value: Float) -> String {
-        switch control {
-        case .volume, .pan: return String(format: "%.2f", value)
-        case .reverb: return "\(Int(value.rounded())) %"
-        default: return String(format: "%.1f dB", value)
-        }
+        actionLog.record(line, source: source)
     }
 }

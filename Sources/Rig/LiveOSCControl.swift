@@ -25,10 +25,10 @@ public final class LiveOSCControl {
 
     public let server: OSCServer
     public private(set) var responder = OSCControlResponder()
+    /// What OSC did, by address (`takeActionLines()`, `lastAction`).
+    private var actionLog = ControlActionLog<String>()
     /// The last thing OSC did, for the screen ("/busker/volume → volume 0.42").
-    public private(set) var lastAction: String?
-    /// Actions since the last `takeActionLines()`, for a headless session's output.
-    private var actionLog: [(address: String?, line: String)] = []
+    public var lastAction: String? { actionLog.latest }
 
     /// Reads `--osc` and `--osc-bind`; nil without `--osc`: no socket at all.
     /// - Throws: `CommandLineError` naming the option, or why the port cannot be bound.
@@ -72,7 +72,7 @@ public final class LiveOSCControl {
         let outcome = responder.respond(to: message, settings: &settings, micOn: micOn, presetName: presetName)
         switch outcome {
         case let .changed(control):
-            record("\(message.address) → \(describe(control, in: settings))", address: message.address)
+            record("\(message.address) → \(control.description(in: settings))", address: message.address)
         case let .mic(on):
             record("\(message.address) → mic \(on ? "on" : "off")")
         case let .loadPreset(name):
@@ -101,30 +101,9 @@ public final class LiveOSCControl {
     }
 
     /// Lines describing what OSC did since the last call (headless output).
-    public func takeActionLines() -> [String] {
-        defer { actionLog.removeAll(keepingCapacity: true) }
-        return actionLog.map(\.line)
-    }
+    public func takeActionLines() -> [String] { actionLog.takeLines() }
 
     private func record(_ line: String, address: String? = nil) {
-        lastAction = line
-        // A fader sends dozens of messages a second: its latest line stands for them.
-        if let address, let last = actionLog.last, last.address == address {
-            actionLog[actionLog.count - 1].line = line
-        } else {
-            actionLog.append((address, line))
-        }
-    }
-
-    private func describe(_ control: LiveControl, in settings: LiveSettings) -> String {
-        if case let .mute(strip) = control, let index = control.stripIndex(in: settings) {
-            return "strip \(strip) \(settings.strips[index].mute ? "muted" : "on")"
-        }
-        guard let value = control.value(in: settings) else { return control.label }
-        switch control {
-        case .volume, .pan: return "\(control.label) " + String(format: "%.2f", value)
-        case .reverb: return "\(control.label) \(Int(value.rounded())) %"
-        default: return "\(control.label) " + String(format: "%.1f dB", value)
-        }
+        actionLog.record(line, source: address)
     }
 }
