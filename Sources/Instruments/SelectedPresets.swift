@@ -13,15 +13,8 @@ enum SelectedPresets {
     /// - Realtime: unsafe (allocates). Control thread.
     static func scan(_ messages: some Sequence<MIDIMessage>, presets: SoundFontPresets, instrument: SamplerInstrument,
                      channels: SamplerChannelSet) -> Set<Int> {
-        guard let settings = new_fluid_settings() else { return [] }
+        guard let settings = SoundFontPresets.silentSynthSettings() else { return [] }
         defer { delete_fluid_settings(settings) }
-        _ = fluid_settings_setint(settings, "synth.threadsafe-api", 0)
-        _ = fluid_settings_setint(settings, "synth.polyphony", 1)
-        _ = fluid_settings_setint(settings, "synth.reverb.active", 0)
-        _ = fluid_settings_setint(settings, "synth.chorus.active", 0)
-        _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
-        _ = fluid_settings_setint(settings, "synth.midi-channels", 16)
-        _ = fluid_settings_setint(settings, "synth.verbose", 0)
         guard let synth = new_fluid_synth(settings) else { return [] }
         let proxies = PresetProxyFont(presets: presets)
         defer {

@@ -70,6 +70,24 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// `Residency` raw values per index.
     private let states: UnsafeMutablePointer<Atomic<Int>>
 
+    /// Settings for a synth that never renders (this loader synth, and
+    /// `SelectedPresets`' scratch synth): one voice, no effects, no worker
+    /// threads, no FluidSynth mutex, one output pair, quiet. The caller deletes them.
+    /// - Realtime: unsafe (allocates). Control or loader thread.
+    static func silentSynthSettings() -> OpaquePointer? {
+        guard let settings = new_fluid_settings() else { return nil }
+        _ = fluid_settings_setint(settings, "synth.threadsafe-api", 0)
+        _ = fluid_settings_setint(settings, "synth.polyphony", 1)
+        _ = fluid_settings_setint(settings, "synth.reverb.active", 0)
+        _ = fluid_settings_setint(settings, "synth.chorus.active", 0)
+        _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
+        _ = fluid_settings_setint(settings, "synth.audio-channels", 1)
+        _ = fluid_settings_setint(settings, "synth.audio-groups", 1)
+        _ = fluid_settings_setint(settings, "synth.midi-channels", 16)
+        _ = fluid_settings_setint(settings, "synth.verbose", 0)
+        return settings
+    }
+
     /// Reads the font's presets (no samples).
     /// - Throws: `SamplerError` naming the file: not found, not a SoundFont,
     ///   truncated, refused by FluidSynth; `.synthesizerCreationFailed` when
@@ -78,19 +96,11 @@ public final class SoundFontPresets: @unchecked Sendable {
     public init(path: String) throws {
         _ = try SoundFontHeader(checking: path)
         SoundFontLoadLog.install()
-        guard let settings = new_fluid_settings() else {
+        guard let settings = Self.silentSynthSettings() else {
             throw SamplerError.synthesizerCreationFailed("new_fluid_settings failed")
         }
-        _ = fluid_settings_setint(settings, "synth.threadsafe-api", 0)
         _ = fluid_settings_setint(settings, "synth.dynamic-sample-loading", 1)
         _ = fluid_settings_setint(settings, "synth.lock-memory", 1)
-        _ = fluid_settings_setint(settings, "synth.polyphony", 1)
-        _ = fluid_settings_setint(settings, "synth.reverb.active", 0)
-        _ = fluid_settings_setint(settings, "synth.chorus.active", 0)
-        _ = fluid_settings_setint(settings, "synth.cpu-cores", 1)
-        _ = fluid_settings_setint(settings, "synth.audio-channels", 1)
-        _ = fluid_settings_setint(settings, "synth.audio-groups", 1)
-        _ = fluid_settings_setint(settings, "synth.verbose", 0)
         let (created, creationError) = SoundFontLoadLog.capturing { new_fluid_synth(settings) }
         guard let synth = created else {
             delete_fluid_settings(settings)
