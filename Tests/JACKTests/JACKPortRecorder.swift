@@ -16,6 +16,7 @@ final class JACKPortRecorder: @unchecked Sendable {
     // MARK: Shared (atomics)
     private let firstFrame = Atomic<UInt32>(0)
     private let recorded = Atomic<Int>(0)
+    private let misaligned = Atomic<Int>(0)
 
     init(name: String, seconds: Int = 20, sampleRate: Int = 48000) throws {
         self.name = name
@@ -47,6 +48,9 @@ final class JACKPortRecorder: @unchecked Sendable {
         jack_client_close(client)
     }
 
+    /// Cycles whose JACK frame time was not a whole number of cycles after the first.
+    var misalignedCycles: Int { misaligned.load(ordering: .acquiring) }
+
     func portName(_ channel: Int) -> String { "\(name):in_\(channel + 1)" }
 
     /// The frame time of the last frame recorded so far, plus one.
@@ -71,6 +75,7 @@ final class JACKPortRecorder: @unchecked Sendable {
         let now = jack_last_frame_time(client)
         if recorded.load(ordering: .relaxed) == 0 { firstFrame.store(now, ordering: .relaxed) }
         let at = Int(now &- firstFrame.load(ordering: .relaxed))
+        if at % Int(frameCount) != 0 { misaligned.add(1, ordering: .relaxed) }
         let n = min(Int(frameCount), capacity - at)
         guard n > 0 else { return }
         for channel in 0..<2 {
