@@ -5,14 +5,20 @@ import CFluidSynth
 import Synchronization
 
 /// A SoundFont read for playing preset by preset: its presets are known at
-/// once, and a preset's samples are read into memory only when it is made
-/// resident, so a session holds what it plays and nothing more.
+/// once, and a preset's zones and samples are read into memory only when it
+/// is made resident, so a session holds what it plays and nothing more.
 ///
-/// FluidSynth reads the font here with `synth.dynamic-sample-loading = 1`
-/// on a synth of its own that never renders (the *loader synth*); making a
-/// preset resident pins it there (`fluid_synth_pin_preset`: FluidSynth
-/// reads and converts its samples, which then stay until the font is
-/// deleted). The synths that play never hold the real font: they hold a
+/// FluidSynth reads fonts here on a synth of its own that never renders
+/// (the *loader synth*). Making a preset resident cuts from the file a font
+/// holding that preset alone (`SoundFontSubset`: the original's sample data,
+/// its preset's tables), loads it with `synth.dynamic-sample-loading = 1`
+/// and pins the preset (`fluid_synth_pin_preset`: FluidSynth reads and
+/// converts its samples, which then stay until the loader synth is
+/// deleted). FluidSynth thus builds zones for the presets played, not for
+/// the whole font (FluidR3_GM's 189 presets take 11.5 MB of them). A file
+/// whose tables cannot be cut is read whole, its presets pinned in it.
+///
+/// The synths that play never hold the real font: they hold a
 /// `PresetProxyFont`, whose presets hand note-ons to the real presets here
 /// once resident and play nothing before. That is what keeps disk reads and
 /// allocation off the audio thread: with dynamic loading, selecting a real
@@ -47,25 +53,48 @@ public final class SoundFontPresets: @unchecked Sendable {
         public var seconds = 0.0
     }
 
+    /// Where the loader synth finds a preset.
+    private enum Source {
+        /// In a font of its own, cut from the file when it is made resident;
+        /// `records` holds each preset's record in the file's preset table.
+        case subsets(records: [Int])
+        /// In the whole font, read at init (FluidSynth's font ID).
+        case wholeFont(Int32)
+    }
+
+    /// The loader's state.
+    private struct Loads {
+        var totals = Totals()
+        /// The fonts cut so far, one per resident preset (registered until deinit).
+        var subsets: [SoundFontSubset] = []
+    }
+
     public let path: String
     /// Every preset of the font, by bank, then program.
     public let presets: [SoundFontPreset]
-    /// The growth of the resident set while FluidSynth read the font's
-    /// structure (presets, instruments, zones: no sample data).
+    /// The growth of the resident set while the font's presets were listed:
+    /// reading its preset tables, or, for a font read whole, FluidSynth's
+    /// structure of every preset (instruments, zones; no sample data).
     public let structureBytes: Int
+    /// Whether presets are cut from the file one by one (else the whole font was read).
+    public var loadsPresetsAlone: Bool {
+        if case .subsets = source { return true }
+        return false
+    }
 
     // MARK: Loader side (under `loads`)
     private let settings: OpaquePointer
     private let synth: OpaquePointer
-    private let fontID: Int32
-    private let loads = Mutex(Totals())
+    private let source: Source
+    private let loads = Mutex(Loads())
 
     // MARK: Shared with the audio thread (immutable after init, or atomic)
     /// `bank << 7 | program` per preset, ascending: the lookup key.
     private let keys: UnsafeMutablePointer<Int32>
-    /// FluidSynth's preset per index (owned by the loader synth's font).
-    private let realPresets: UnsafeMutablePointer<OpaquePointer>
-    /// Each preset's note-on function, read once at init.
+    /// FluidSynth's preset per index (owned by a font of the loader synth);
+    /// written before its state turns resident, read after.
+    private let realPresets: UnsafeMutablePointer<OpaquePointer?>
+    /// Each preset's note-on function, with the same ordering as `realPresets`.
     private let noteOns: UnsafeMutablePointer<fluid_preset_noteon_t?>
     /// `Residency` raw values per index.
     private let states: UnsafeMutablePointer<Atomic<Int>>
@@ -88,12 +117,14 @@ public final class SoundFontPresets: @unchecked Sendable {
         return settings
     }
 
-    /// Reads the font's presets (no samples).
+    /// Reads the font's presets (no zones, no samples).
+    /// - Parameter readingWholeFont: read the whole font's structure at once
+    ///   even where presets could be cut from it one by one.
     /// - Throws: `SamplerError` naming the file: not found, not a SoundFont,
     ///   truncated, refused by FluidSynth; `.synthesizerCreationFailed` when
     ///   this FluidSynth's presets cannot be proxied.
     /// - Realtime: unsafe (allocates, reads files). Control or loader thread.
-    public init(path: String) throws {
+    public init(path: String, readingWholeFont: Bool = false) throws {
         _ = try SoundFontHeader(checking: path)
         SoundFontLoadLog.install()
         guard let settings = Self.silentSynthSettings() else {
@@ -112,27 +143,41 @@ public final class SoundFontPresets: @unchecked Sendable {
             throw SamplerError.synthesizerCreationFailed("this FluidSynth's presets are not laid out as FluidSynth 2's; Busker cannot load them one by one")
         }
         let before = Self.residentSetBytes()
-        // No preset reset: nothing is selected on the loader synth, so nothing is read yet.
-        let (id, loadError) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, path, 0) }
-        guard id != FLUID_FAILED, let font = fluid_synth_get_sfont_by_id(synth, id) else {
-            delete_fluid_synth(synth)
-            delete_fluid_settings(settings)
-            throw SamplerError.soundFontLoadFailed(path: path, message: loadError)
+        var found: [(key: Int32, preset: SoundFontPreset, real: OpaquePointer?, record: Int)] = []
+        if !readingWholeFont, let tables = try? SoundFontPresetTables(path: path),
+           SoundFontSubset.install(on: synth, settings: settings) {
+            // The file's order; the first of two presets at one bank and program is FluidSynth's choice too.
+            var seen = Set<Int32>()
+            for header in tables.presetHeaders {
+                guard SamplerInstrument.bankRange.contains(header.bank), SamplerInstrument.programRange.contains(header.program),
+                      seen.insert(Int32(header.bank << 7 | header.program)).inserted else { continue }
+                found.append((Int32(header.bank << 7 | header.program),
+                              SoundFontPreset(bank: header.bank, program: header.program, name: header.name), nil, header.record))
+            }
+            found.sort { $0.key < $1.key }
+            source = .subsets(records: found.map(\.record))
+        } else {
+            // No preset reset: nothing is selected on the loader synth, so nothing is read yet.
+            let (id, loadError) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, path, 0) }
+            guard id != FLUID_FAILED, let font = fluid_synth_get_sfont_by_id(synth, id) else {
+                delete_fluid_synth(synth)
+                delete_fluid_settings(settings)
+                throw SamplerError.soundFontLoadFailed(path: path, message: loadError)
+            }
+            fluid_sfont_iteration_start(font)
+            while let real = fluid_sfont_iteration_next(font) {
+                let bank = Int(fluid_preset_get_banknum(real)), program = Int(fluid_preset_get_num(real))
+                guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program) else { continue }
+                let name = fluid_preset_get_name(real).map { String(cString: $0) } ?? ""
+                found.append((Int32(bank << 7 | program), SoundFontPreset(bank: bank, program: program, name: name), real, 0))
+            }
+            found.sort { $0.key < $1.key }
+            source = .wholeFont(id)
         }
-        var found: [(key: Int32, preset: SoundFontPreset, real: OpaquePointer)] = []
-        fluid_sfont_iteration_start(font)
-        while let real = fluid_sfont_iteration_next(font) {
-            let bank = Int(fluid_preset_get_banknum(real)), program = Int(fluid_preset_get_num(real))
-            guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program) else { continue }
-            let name = fluid_preset_get_name(real).map { String(cString: $0) } ?? ""
-            found.append((Int32(bank << 7 | program), SoundFontPreset(bank: bank, program: program, name: name), real))
-        }
-        found.sort { $0.key < $1.key }
         structureBytes = max(0, Self.residentSetBytes() - before)
         self.path = path
         self.settings = settings
         self.synth = synth
-        self.fontID = id
         presets = found.map(\.preset)
         let count = max(1, found.count)
         keys = .allocate(capacity: count)
@@ -142,7 +187,7 @@ public final class SoundFontPresets: @unchecked Sendable {
         for (i, entry) in found.enumerated() {
             (keys + i).initialize(to: entry.key)
             (realPresets + i).initialize(to: entry.real)
-            (noteOns + i).initialize(to: busker_fluid_preset_noteon(entry.real))
+            (noteOns + i).initialize(to: entry.real.flatMap { busker_fluid_preset_noteon($0) })
             (states + i).initialize(to: Atomic(Residency.absent.rawValue))
         }
     }
@@ -151,6 +196,7 @@ public final class SoundFontPresets: @unchecked Sendable {
         // Unpins and frees every sample: the synths that played them are gone by now.
         delete_fluid_synth(synth)
         delete_fluid_settings(settings)
+        loads.withLock { $0.subsets.forEach { $0.retire() } }
         (states).deinitialize(count: presets.count)
         states.deallocate()
         keys.deallocate()
@@ -208,13 +254,13 @@ public final class SoundFontPresets: @unchecked Sendable {
         return melodic[((position + offset) % count + count) % count]
     }
 
-    /// Reads the samples of the preset at `index` into memory, unless they are already.
+    /// Reads the zones and samples of the preset at `index` into memory, unless they are already.
     /// - Returns: true when the preset is resident (now or before).
     /// - Realtime: unsafe (reads the file, allocates, locks). Control or loader thread.
     @discardableResult
     public func makeResident(_ index: Int) -> Bool {
         precondition(presets.indices.contains(index))
-        return loads.withLock { totals in
+        return loads.withLock { state in
             switch residency(index) {
             case .resident: return true
             case .failed: return false
@@ -222,14 +268,23 @@ public final class SoundFontPresets: @unchecked Sendable {
             }
             let preset = presets[index]
             let start = monotonicNow(), before = Self.residentSetBytes()
-            let (result, _) = SoundFontLoadLog.capturing {
-                fluid_synth_pin_preset(synth, fontID, Int32(preset.bank), Int32(preset.program))
+            let real: OpaquePointer?
+            switch source {
+            case .wholeFont(let fontID):
+                let (result, _) = SoundFontLoadLog.capturing {
+                    fluid_synth_pin_preset(synth, fontID, Int32(preset.bank), Int32(preset.program))
+                }
+                real = result == FLUID_OK ? realPresets[index] : nil
+            case .subsets(let records):
+                real = loadAlone(preset, record: records[index], into: &state)
             }
-            let loaded = result == FLUID_OK
-            if loaded {
-                totals.presets += 1
-                totals.bytes += max(0, Self.residentSetBytes() - before)
-                totals.seconds += monotonicNow() - start
+            let loaded = real != nil
+            if let real {
+                realPresets[index] = real
+                noteOns[index] = busker_fluid_preset_noteon(real)
+                state.totals.presets += 1
+                state.totals.bytes += max(0, Self.residentSetBytes() - before)
+                state.totals.seconds += monotonicNow() - start
             }
             // Published after the samples: the audio thread reads the state with acquire ordering.
             states[index].store((loaded ? Residency.resident : .failed).rawValue, ordering: .releasing)
@@ -237,9 +292,32 @@ public final class SoundFontPresets: @unchecked Sendable {
         }
     }
 
+    /// Cuts the preset at `record` of the file's preset table into a font of
+    /// its own, loads that on the loader synth and pins the preset.
+    /// - Returns: the loaded preset; nil when the file changed under Busker
+    ///   (its tables no longer read, or FluidSynth refuses the cut).
+    /// - Realtime: unsafe (file I/O, allocates). Loader thread, under `loads`.
+    private func loadAlone(_ preset: SoundFontPreset, record: Int, into state: inout Loads) -> OpaquePointer? {
+        guard let tables = try? SoundFontPresetTables(path: path),
+              tables.presetHeaders.indices.contains(record),
+              tables.presetHeaders[record].bank == preset.bank, tables.presetHeaders[record].program == preset.program else { return nil }
+        let subset = SoundFontSubset(sourcePath: path, prefixLength: tables.listOffset, list: tables.subsetList(presetRecord: record))
+        let (id, _) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, subset.name, 0) }
+        guard id != FLUID_FAILED else {
+            subset.retire()
+            return nil
+        }
+        state.subsets.append(subset)
+        let (pinned, _) = SoundFontLoadLog.capturing {
+            fluid_synth_pin_preset(synth, id, Int32(preset.bank), Int32(preset.program))
+        }
+        guard pinned == FLUID_OK, let font = fluid_synth_get_sfont_by_id(synth, id) else { return nil }
+        return fluid_sfont_get_preset(font, Int32(preset.bank), Int32(preset.program))
+    }
+
     /// What the loads so far took.
     /// - Realtime: unsafe (may wait for a load). Control thread.
-    public var totals: Totals { loads.withLock { $0 } }
+    public var totals: Totals { loads.withLock { $0.totals } }
 
     /// The resident presets, by bank and program.
     /// - Thread: any
@@ -282,8 +360,8 @@ public final class SoundFontPresets: @unchecked Sendable {
     @inline(__always)
     func noteOn(_ index: Int, synth: OpaquePointer?, channel: Int32, key: Int32, velocity: Int32) -> Int32 {
         guard states[index].load(ordering: .acquiring) == Residency.resident.rawValue,
-              let noteOn = noteOns[index] else { return FLUID_OK }
-        return noteOn(realPresets[index], synth, channel, key, velocity)
+              let noteOn = noteOns[index], let real = realPresets[index] else { return FLUID_OK }
+        return noteOn(real, synth, channel, key, velocity)
     }
 
     // MARK: Memory

@@ -163,13 +163,15 @@ public final class InstrumentRig {
     }
 
     /// The sampler's presets in memory and what they took: "1 of 189 presets
-    /// in memory: 5.6 MB of samples, 11.7 MB of the font's index". Later
-    /// program changes add to it as they load.
+    /// in memory: 7.6 MB of zones and samples, 0.1 MB to list the font's
+    /// presets" (a font read whole: "… 11.5 MB of the whole font's index").
+    /// Later program changes add to it as they load.
     public var memorySummary: String {
         let presets = synth.presets, totals = presets.totals
         func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
-        return "\(totals.presets) of \(presets.presets.count) presets in memory: \(megabytes(totals.bytes)) of samples, "
-            + "\(megabytes(presets.structureBytes)) of the font's index"
+        return "\(totals.presets) of \(presets.presets.count) presets in memory: \(megabytes(totals.bytes)) of zones and samples, "
+            + (presets.loadsPresetsAlone ? "\(megabytes(presets.structureBytes)) to list the font's presets"
+                : "\(megabytes(presets.structureBytes)) of the whole font's index")
     }
 
     /// Frees what the audio thread has retired. Control loop.
