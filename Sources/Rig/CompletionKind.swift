@@ -23,7 +23,8 @@ public enum CompletionKind: Equatable, Sendable {
     public static let audioExtensions = ["wav", "flac", "ogg", "aiff", "aif"]
 
     /// What `option`'s value is, from its name and placeholder: `PCM` a PCM
-    /// name, `--kit` a kit, `--soundfont` a SoundFont, `--sample-format`,
+    /// name, `--kit` a kit, `--soundfont` a SoundFont, `--sample-format` the
+    /// format names its description lists (all, where it lists none),
     /// `--record-format` and `--room` their names, `a|b|c` its words,
     /// `PATH`, `FILE` or `DIR` a file.
     public static func forValue(of option: OptionDeclaration) -> CompletionKind {
@@ -32,7 +33,10 @@ public enum CompletionKind: Equatable, Sendable {
         switch option.name {
         case "kit": return .kit
         case "soundfont": return .files(extensions: soundFontExtensions)
-        case "sample-format": return .words(SampleFormat.allCases.map(\.alsaName))
+        case "sample-format":
+            // The formats the command's help names (a take has no S32_LE).
+            let named = SampleFormat.allCases.map(\.alsaName).filter { option.description.contains($0) }
+            return .words(named.isEmpty ? SampleFormat.allCases.map(\.alsaName) : named)
         case "record-format": return .words(RecordingFormat.allCases.map(\.rawValue))
         case "room": return .words(RoomPreset.allCases.map(\.rawValue))
         default: break
