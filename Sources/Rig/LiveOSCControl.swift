@@ -51,6 +51,14 @@ public final class LiveOSCControl {
 
     public var counts: OSCControlResponder.Counts { responder.counts }
 
+    /// The counts' line, and the replies the budget held back when there were any
+    /// ("…; 0 malformed; 744 replies over one host's budget, not sent").
+    /// - Thread: control
+    public var summary: String {
+        let dropped = server.repliesDropped
+        return counts.summary + (dropped == 0 ? "" : "; \(dropped) repl\(dropped == 1 ? "y" : "ies") over one host's budget, not sent")
+    }
+
     public func start() { server.start() }
     public func stop() { server.stop() }
 

@@ -13,7 +13,8 @@ import Glibc
 /// The socket is Busker's own, bound to the address asked for (the loopback
 /// address by default): liblo 0.31's server always binds the wildcard
 /// address, so liblo is used for what it does well, the OSC codec. Nothing
-/// is sent except a reply to a message's sender.
+/// is sent except a reply to a message's sender, within a budget per
+/// address (`OSCReplyBudget`).
 ///
 /// - Realtime: unsafe (opens a socket, starts a thread, allocates). The
 ///   receive thread is not the audio thread and never touches it.
@@ -22,6 +23,16 @@ public final class OSCServer: @unchecked Sendable {
     public struct Sender: Hashable, Sendable {
         fileprivate var address: [UInt8]
 
+        /// The host part of the address, family first, port left out: a
+        /// forged source can name any port of one host.
+        var host: [UInt8] {
+            let family = address.count >= 2 ? Int32(address.withUnsafeBytes { $0.loadUnaligned(as: sa_family_t.self) }) : -1
+            switch family {
+            case AF_INET where address.count >= 8: return [4] + address[4..<8]
+            case AF_INET6 where address.count >= 24: return [6] + address[8..<24]
+            default: return address
+            }
+        }
     }
 
     /// A decoded message and where it came from.
@@ -58,6 +69,11 @@ public final class OSCServer: @unchecked Sendable {
     // MARK: Control thread only
     private var thread: RealtimeThread?
     private var closed = false
+    private var budget = OSCReplyBudget()
+
+    /// Replies not sent because their address had used its budget (`OSCReplyBudget`).
+    /// - Thread: control
+    public var repliesDropped: Int { budget.dropped }
 
     /// Binds a UDP socket to `bindAddress`:`port` (a numeric IPv4 or IPv6 address).
     /// Nothing is read until `start()`.
@@ -140,10 +156,14 @@ public final class OSCServer: @unchecked Sendable {
     }
 
     /// Sends `message` to `sender` from the listening socket (so the reply
-    /// comes from the port the surface sent to). A failure is dropped: UDP
-    /// promises nothing, and a surface asks again.
+    /// comes from the port the surface sent to), unless the sender's address
+    /// has used its budget. A failure is dropped: UDP promises nothing, and a
+    /// surface asks again.
     /// - Thread: control
     public func send(_ message: OSCMessage, to sender: Sender) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        guard budget.take(for: sender, at: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) else { return }
         let bytes = message.encoded()
         guard !bytes.isEmpty else { return }
         bytes.withUnsafeBytes { data in

@@ -211,7 +211,7 @@ enum LiveCommand {
             _ = session.run()
             midi.stop()
             osc?.stop()
-            if let osc { print("busker live: OSC: \(osc.counts.summary)") }
+            if let osc { print("busker live: OSC: \(osc.summary)") }
             // Last, whatever ended the session: how to get this sound back.
             defer {
                 print("busker live: start the same sound again with: "
