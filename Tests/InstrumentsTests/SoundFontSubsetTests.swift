@@ -104,3 +104,48 @@ final class SoundFontSubsetTests: XCTestCase {
         }
     }
 }
+
+/// Damaged preset tables never trap the cutter: 300 copies of a font with
+/// bytes of its preset tables overwritten at random either read and cut
+/// every preset into tables of the right shape, or are refused with a reason.
+final class SoundFontSubsetDamageTests: XCTestCase {
+    func testDamagedTablesAreCutOrRefusedNeverTrapped() throws {
+        let font = SamplerTestRig.smallFont
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb.sf2 is not installed (timgm6mb-soundfont)")
+        let original = try Data(contentsOf: URL(fileURLWithPath: font))
+        let tables = try SoundFontPresetTables(path: font)
+        let listBody = (tables.listOffset + 12)..<tables.listEnd
+        let path = NSTemporaryDirectory() + "busker-subset-damage-\(getpid()).sf2"
+        defer { unlink(path) }
+        var seed: UInt64 = 16
+        func next() -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33)
+        }
+        var (cut, refused) = (0, 0)
+        for _ in 0..<300 {
+            var file = original
+            for _ in 0..<(1 + next() % 8) {
+                file[listBody.lowerBound + next() % listBody.count] = UInt8(truncatingIfNeeded: next())
+            }
+            try file.write(to: URL(fileURLWithPath: path))
+            do {
+                let damaged = try SoundFontPresetTables(path: path)
+                for header in damaged.presetHeaders {
+                    let list = damaged.subsetList(presetRecord: header.record)
+                    // LIST, size, pdta, then nine tables: a multiple of their record sizes each.
+                    XCTAssertEqual(Array(list[0..<4]), Array("LIST".utf8))
+                    XCTAssertEqual(list.count % 2, 0)
+                }
+                cut += 1
+            } catch {
+                XCTAssertFalse(error.reason.isEmpty)
+                refused += 1
+            }
+        }
+        print("damaged preset tables: \(cut) cut, \(refused) refused")
+        XCTAssertEqual(cut + refused, 300)
+        XCTAssertGreaterThan(refused, 0, "some damage is found")
+        XCTAssertGreaterThan(cut, 0, "damage to names and values leaves tables that cut")
+    }
+}
