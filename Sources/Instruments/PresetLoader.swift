@@ -8,7 +8,8 @@ import Synchronization
 /// program change selected a preset whose samples are still on disk, so
 /// the audio thread queues its index here (wait-free) and goes on; this
 /// thread reads the samples (`SoundFontPresets.makeResident`), and the
-/// audio thread sees the preset resident at a later block.
+/// audio thread sees the preset resident at a later block. It also frees
+/// the presets the audio thread has let go (`SoundFontPresets.unload`).
 ///
 /// The thread polls its queue every `pollMicroseconds` when idle: the audio
 /// thread may not wake a sleeping thread (that is a system call), and a
@@ -20,6 +21,7 @@ final class PresetLoader: @unchecked Sendable {
     /// Everything the thread touches, so that the thread does not retain the loader.
     private final class Work: @unchecked Sendable {
         let presets: SoundFontPresets
+        /// An index to read, or −(index + 1) to free.
         let requests = SPSCQueue<Int>(capacity: 128)
         let running = Atomic<Bool>(true)
         init(presets: SoundFontPresets) { self.presets = presets }
@@ -35,8 +37,8 @@ final class PresetLoader: @unchecked Sendable {
         self.work = work
         thread = RealtimeThread(name: Self.threadName) {
             while work.running.load(ordering: .acquiring) {
-                if let index = work.requests.pop() {
-                    work.presets.makeResident(index)
+                if let request = work.requests.pop() {
+                    if request >= 0 { work.presets.makeResident(request) } else { work.presets.unload(-request - 1) }
                 } else {
                     usleep(Self.pollMicroseconds)
                 }
@@ -60,5 +62,17 @@ final class PresetLoader: @unchecked Sendable {
     func request(_ index: Int) {
         guard work.presets.claimRequest(index) else { return }
         if !work.requests.push(index) { work.presets.withdrawRequest(index) }
+    }
+
+    /// Lets the preset at `index` go and asks for it to be freed, when
+    /// `SoundFontPresets.beginRetiring` allows (see there for what the caller checks).
+    /// - Returns: whether it is on its way out.
+    /// - Thread: audio (the queue's one producer)
+    /// - Realtime: safe (a compare-and-exchange and a wait-free push)
+    func retire(_ index: Int) -> Bool {
+        guard work.presets.beginRetiring(index) else { return false }
+        if work.requests.push(-index - 1) { return true }
+        work.presets.cancelRetiring(index)
+        return false
     }
 }

@@ -25,9 +25,14 @@ public struct SamplerConfiguration: Equatable, Sendable {
     /// 16`), for `SamplerSynth.renderChannels`: the per-channel sends of
     /// `SamplerNode`. Off by default (one stereo mix).
     public var channelOutputs = false
+    /// Seconds a resident preset may stay unselected on every channel before
+    /// it is freed, once the synth is silent (0: never). A song's presets,
+    /// read before it starts, are never freed.
+    public var unloadIdlePresetsAfterSeconds = SamplerConfiguration.defaultUnloadIdlePresetsAfterSeconds
 
     public static let defaultPolyphony = 256
     public static let defaultGain = 0.3
+    public static let defaultUnloadIdlePresetsAfterSeconds = 30.0
     public static let polyphonyRange = 1...65535
     public static let gainRange = 0.0...10.0
 

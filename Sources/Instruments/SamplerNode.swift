@@ -246,6 +246,7 @@ public final class SamplerNode: AudioNode, @unchecked Sendable {
             }
             if done < frames { renderSegment(synth, output: output, from: done, frames: frames - done) }
             var voices = synth.activeVoiceCount
+            synth.freeIdlePresets(afterRendering: frames)
             if fading != nil { voices += mixFadingSynth(into: left, right, frames: frames) }
             voiceCount.store(voices, ordering: .relaxed)
         }

@@ -70,6 +70,17 @@ public final class SamplerSynth: @unchecked Sendable {
     /// session that sounds no SoundFont drum never needs. A program change
     /// clears the bit (the preset it selects is read at once).
     private var deferredChannels: UInt16 = 0
+    /// Presets in the font (`presets.presets.count`, read once).
+    private let presetCount: Int
+    /// Per preset: idle checks in a row it was resident and selected on no channel.
+    private let idleChecks: UnsafeMutablePointer<UInt16>
+    /// Per channel, scratch for `freeIdlePresets`: the preset it selects (−1: none).
+    private let selectedScratch: UnsafeMutablePointer<Int>
+    /// Frames between idle checks (half a second), frames left to the next,
+    /// and the checks in a row that free a preset (0: never).
+    private let idleCheckFrames: Int
+    private var framesToIdleCheck: Int
+    private let idleChecksToFree: Int
 
     /// Reads the SoundFont's presets, selects the instrument on `channels`
     /// and reads its samples; channel 10's drum kit (when `channels` has it)
@@ -148,6 +159,15 @@ public final class SamplerSynth: @unchecked Sendable {
         self.channels = channels
         channelPresets = .allocate(capacity: 16)
         for channel in 0..<16 { (channelPresets + channel).initialize(to: Atomic(0)) }
+        presetCount = presets.presets.count
+        idleChecks = .allocate(capacity: max(1, presetCount))
+        idleChecks.initialize(repeating: 0, count: max(1, presetCount))
+        selectedScratch = .allocate(capacity: 16)
+        selectedScratch.initialize(repeating: -1, count: 16)
+        idleCheckFrames = max(1, Int(sampleRate / 2))
+        framesToIdleCheck = idleCheckFrames
+        let idleSeconds = configuration.unloadIdlePresetsAfterSeconds
+        idleChecksToFree = idleSeconds > 0 ? max(1, Int((idleSeconds * 2).rounded(.up))) : 0
         loader = PresetLoader(presets: presets)
         selectConfiguredInstrument()
         // The instrument, read now: its first note never waits. Another
@@ -171,6 +191,8 @@ public final class SamplerSynth: @unchecked Sendable {
         delete_fluid_settings(settings)
         channelPresets.deinitialize(count: 16)
         channelPresets.deallocate()
+        idleChecks.deallocate()
+        selectedScratch.deallocate()
     }
 
     /// Reads the samples of every preset that `messages` (a song's, in
@@ -181,6 +203,8 @@ public final class SamplerSynth: @unchecked Sendable {
     @discardableResult
     public func preload(presetsSelectedBy messages: some Sequence<MIDIMessage>) -> [SoundFontPreset] {
         let selected = SelectedPresets.scan(messages, presets: presets, instrument: configuration.instrument, channels: channels)
+        // A song's presets stay for the whole song: none is read late because an earlier passage let it go.
+        selected.forEach(presets.keep)
         var read: [SoundFontPreset] = []
         for index in selected.sorted() where presets.residency(index) != .resident {
             if presets.makeResident(index) { read.append(presets.presets[index]) }
@@ -310,6 +334,8 @@ public final class SamplerSynth: @unchecked Sendable {
         for channel in 0..<16 {
             guard let index = waits.awaitedPreset(channel) else { continue }
             let residency = presets.residency(index)
+            // Freed while the channel came to wait for it (or its request found the queue full): ask again.
+            if residency == .absent { loader.request(index) }
             guard residency == .resident || residency == .failed else { continue }
             waits.endWait(channel)
             publish(channel: channel, index: index, loading: false)
@@ -329,7 +355,7 @@ public final class SamplerSynth: @unchecked Sendable {
         switch presets.residency(index) {
         case .resident, .failed:
             publish(channel: channel, index: index, loading: false)
-        case .absent, .requested:
+        case .absent, .requested, .retiring:
             // A deferred channel's starting preset waits for the channel's first note.
             if deferredChannels & (UInt16(1) << UInt16(channel)) != 0 {
                 channelPresets[channel].store(0, ordering: .relaxed)
@@ -357,6 +383,39 @@ public final class SamplerSynth: @unchecked Sendable {
         guard deferredChannels & bit != 0 else { return }
         deferredChannels &= ~bit
         if case .noteOn = message { awaitPreset(onChannel: channel) }
+    }
+
+    /// Every half second of audio: a resident preset that no channel has
+    /// selected for `unloadIdlePresetsAfterSeconds` is let go while the synth
+    /// is silent (no voice at all, so none holds its samples) and freed on
+    /// the loader thread. Its note-ons play nothing from the moment it is let
+    /// go; a later program change to it reads it again, its channel waiting
+    /// as for any preset on disk. Call it once per block, after rendering.
+    /// - Thread: audio
+    /// - Realtime: safe (atomics, a wait-free push; no allocation, no lock)
+    public func freeIdlePresets(afterRendering frames: Int) {
+        guard idleChecksToFree > 0 else { return }
+        framesToIdleCheck -= frames
+        guard framesToIdleCheck <= 0 else { return }
+        framesToIdleCheck += idleCheckFrames
+        for channel in 0..<16 {
+            selectedScratch[channel] = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) ?? -1
+        }
+        let silent = fluid_synth_get_active_voice_count(synth) == 0
+        for index in 0..<presetCount {
+            guard presets.residency(index) == .resident else {
+                idleChecks[index] = 0
+                continue
+            }
+            var selected = false
+            for channel in 0..<16 where selectedScratch[channel] == index { selected = true }
+            if selected {
+                idleChecks[index] = 0
+                continue
+            }
+            if idleChecks[index] < UInt16.max { idleChecks[index] += 1 }
+            if silent && Int(idleChecks[index]) >= idleChecksToFree && loader.retire(index) { idleChecks[index] = 0 }
+        }
     }
 
     /// `awaitPreset` on every channel this synth answers.

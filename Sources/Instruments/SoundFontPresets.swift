@@ -41,12 +41,17 @@ public final class SoundFontPresets: @unchecked Sendable {
         case resident = 2
         /// Reading it failed (the file changed or went away); it plays nothing.
         case failed = 3
+        /// Let go by the audio thread (no channel selects it, no voice plays
+        /// it, and none can start); the loader frees it, then it is absent.
+        case retiring = 4
     }
 
     /// What the loads so far took.
     public struct Totals: Equatable, Sendable {
-        /// Presets made resident.
+        /// Presets resident now.
         public var presets = 0
+        /// Presets freed again since (`unload`).
+        public var unloaded = 0
         /// The growth of the process's resident set while they were read (VmRSS, /proc).
         public var bytes = 0
         /// Wall time spent reading them, in seconds.
@@ -65,8 +70,10 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// The loader's state.
     private struct Loads {
         var totals = Totals()
-        /// The fonts cut so far, one per resident preset (registered until deinit).
-        var subsets: [SoundFontSubset] = []
+        /// The font cut for each preset read (registered until deinit or unload).
+        var subsets: [Int: SoundFontSubset] = [:]
+        /// The loader synth's font ID of each resident preset's cut font.
+        var fontIDs: [Int: Int32] = [:]
     }
 
     public let path: String
@@ -98,6 +105,8 @@ public final class SoundFontPresets: @unchecked Sendable {
     private let noteOns: UnsafeMutablePointer<fluid_preset_noteon_t?>
     /// `Residency` raw values per index.
     private let states: UnsafeMutablePointer<Atomic<Int>>
+    /// Per index: never unloaded (a song's presets, read before it starts).
+    private let kept: UnsafeMutablePointer<Atomic<Bool>>
 
     /// Settings for a synth that never renders (this loader synth, and
     /// `SelectedPresets`' scratch synth): one voice, no effects, no worker
@@ -175,6 +184,7 @@ public final class SoundFontPresets: @unchecked Sendable {
             source = .wholeFont(id)
         }
         structureBytes = max(0, Self.residentSetBytes() - before)
+        if case .subsets = source { unloadsPresets = true } else { unloadsPresets = false }
         self.path = path
         self.settings = settings
         self.synth = synth
@@ -184,6 +194,8 @@ public final class SoundFontPresets: @unchecked Sendable {
         realPresets = .allocate(capacity: count)
         noteOns = .allocate(capacity: count)
         states = .allocate(capacity: count)
+        kept = .allocate(capacity: count)
+        for i in 0..<count { (kept + i).initialize(to: Atomic(false)) }
         for (i, entry) in found.enumerated() {
             (keys + i).initialize(to: entry.key)
             (realPresets + i).initialize(to: entry.real)
@@ -196,9 +208,11 @@ public final class SoundFontPresets: @unchecked Sendable {
         // Unpins and frees every sample: the synths that played them are gone by now.
         delete_fluid_synth(synth)
         delete_fluid_settings(settings)
-        loads.withLock { $0.subsets.forEach { $0.retire() } }
+        loads.withLock { $0.subsets.values.forEach { $0.retire() } }
         (states).deinitialize(count: presets.count)
         states.deallocate()
+        kept.deinitialize(count: max(1, presets.count))
+        kept.deallocate()
         keys.deallocate()
         realPresets.deallocate()
         noteOns.deallocate()
@@ -265,6 +279,7 @@ public final class SoundFontPresets: @unchecked Sendable {
             case .resident: return true
             case .failed: return false
             case .absent, .requested: break
+            case .retiring: free(index, state: &state)  // let go, not yet freed: freed now, then read again
             }
             let preset = presets[index]
             let start = monotonicNow(), before = Self.residentSetBytes()
@@ -276,7 +291,7 @@ public final class SoundFontPresets: @unchecked Sendable {
                 }
                 real = result == FLUID_OK ? realPresets[index] : nil
             case .subsets(let records):
-                real = loadAlone(preset, record: records[index], into: &state)
+                real = loadAlone(preset, record: records[index], index: index, into: &state)
             }
             let loaded = real != nil
             if let real {
@@ -297,7 +312,7 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// - Returns: the loaded preset; nil when the file changed under Busker
     ///   (its tables no longer read, or FluidSynth refuses the cut).
     /// - Realtime: unsafe (file I/O, allocates). Loader thread, under `loads`.
-    private func loadAlone(_ preset: SoundFontPreset, record: Int, into state: inout Loads) -> OpaquePointer? {
+    private func loadAlone(_ preset: SoundFontPreset, record: Int, index: Int, into state: inout Loads) -> OpaquePointer? {
         guard let tables = try? SoundFontPresetTables(path: path),
               tables.presetHeaders.indices.contains(record),
               tables.presetHeaders[record].bank == preset.bank, tables.presetHeaders[record].program == preset.program else { return nil }
@@ -307,12 +322,50 @@ public final class SoundFontPresets: @unchecked Sendable {
             subset.retire()
             return nil
         }
-        state.subsets.append(subset)
+        state.subsets[index] = subset
+        state.fontIDs[index] = id
         let (pinned, _) = SoundFontLoadLog.capturing {
             fluid_synth_pin_preset(synth, id, Int32(preset.bank), Int32(preset.program))
         }
         guard pinned == FLUID_OK, let font = fluid_synth_get_sfont_by_id(synth, id) else { return nil }
         return fluid_sfont_get_preset(font, Int32(preset.bank), Int32(preset.program))
+    }
+
+    /// Frees the preset at `index`, which the audio thread has let go
+    /// (`beginRetiring`): its cut font is unloaded from the loader synth,
+    /// zones and samples with it, and the preset is absent again (a later
+    /// program change reads it anew). Nothing for a preset in any other state.
+    /// - Realtime: unsafe (frees, locks). Loader thread.
+    public func unload(_ index: Int) {
+        precondition(presets.indices.contains(index))
+        loads.withLock { state in
+            guard residency(index) == .retiring else { return }
+            free(index, state: &state)
+        }
+    }
+
+    /// `unload`'s work, under `loads`.
+    /// - Realtime: unsafe (frees). Loader or control thread.
+    private func free(_ index: Int, state: inout Loads) {
+        if let id = state.fontIDs.removeValue(forKey: index) {
+            // No voice holds its samples (the audio thread let go with none sounding), so FluidSynth frees at once.
+            _ = SoundFontLoadLog.capturing { fluid_synth_sfunload(synth, id, 0) }
+        }
+        state.subsets.removeValue(forKey: index)?.retire()
+        realPresets[index] = nil
+        noteOns[index] = nil
+        state.totals.presets -= 1
+        state.totals.unloaded += 1
+        states[index].store(Residency.absent.rawValue, ordering: .releasing)
+    }
+
+    /// Whether presets can be freed one by one (they were cut from the file; a font read whole keeps them).
+    public let unloadsPresets: Bool
+
+    /// Marks the preset at `index` as never to be unloaded: a song's, read before it plays.
+    /// - Thread: any
+    public func keep(_ index: Int) {
+        kept[index].store(true, ordering: .relaxed)
     }
 
     /// What the loads so far took.
@@ -342,6 +395,26 @@ public final class SoundFontPresets: @unchecked Sendable {
     func claimRequest(_ index: Int) -> Bool {
         states[index].compareExchange(expected: Residency.absent.rawValue, desired: Residency.requested.rawValue,
                                       ordering: .relaxed).exchanged
+    }
+
+    /// Lets the preset at `index` go: resident, not kept, and presets can be
+    /// unloaded. The caller (the audio thread of the one synth that plays
+    /// these presets) has checked that no channel selects it and no voice
+    /// sounds, and queues `unload` to the loader when this returns true.
+    /// - Thread: audio
+    /// - Realtime: safe (atomics)
+    func beginRetiring(_ index: Int) -> Bool {
+        guard unloadsPresets, !kept[index].load(ordering: .relaxed) else { return false }
+        return states[index].compareExchange(expected: Residency.resident.rawValue, desired: Residency.retiring.rawValue,
+                                             ordering: .relaxed).exchanged
+    }
+
+    /// Takes a retirement back (the loader's queue was full): the preset stays resident.
+    /// - Thread: audio
+    /// - Realtime: safe
+    func cancelRetiring(_ index: Int) {
+        _ = states[index].compareExchange(expected: Residency.retiring.rawValue, desired: Residency.resident.rawValue,
+                                          ordering: .relaxed)
     }
 
     /// Gives a request back (its queue was full), so that a later note asks again.

@@ -150,6 +150,71 @@ final class PresetLoadingTests: XCTestCase {
         engine.releaseAll()
     }
 
+    /// A preset no channel selects any more is freed once the idle time has
+    /// passed with the synth silent, with no allocation and no free on the
+    /// render thread (the loader thread frees it); a program change to it
+    /// later reads it again, and its note sounds once it is in.
+    func testAnIdlePresetIsFreedOffTheRenderThreadAndReadAgainWhenSelected() throws {
+        try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs Linux/glibc")
+        let port = MIDIInputPort(name: "script")
+        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
+        let node = SamplerNode(events: scheduler.events, sampleRate: 48_000)
+        var configuration = SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64)
+        configuration.unloadIdlePresetsAfterSeconds = 1
+        let synth = try node.load(configuration)
+        let xylophone = try XCTUnwrap(synth.presets.index(bank: 0, program: 13))
+        let graph = AudioGraph(inputChannelCount: 0)
+        graph.output = graph.add(node)
+        let engine = RenderEngine()
+        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
+        engine.attach(scheduler)
+
+        // 750 blocks of 64 frames are a second.
+        let frames = 64, blocks = 4_500, warmUp = 16
+        let loaded = 300, backToPiano = 900, freed = 3_000, again = 3_200, loadedAgain = 3_400
+        func at(_ block: Int) -> MIDIEventTime { .sample(Int64((warmUp + block) * frames)) }
+        XCTAssertTrue(port.send(.programChange(channel: 0, program: 13), at: at(100)))
+        XCTAssertTrue(port.send(.noteOn(channel: 0, note: 72, velocity: 110), at: at(100)))
+        XCTAssertTrue(port.send(.noteOff(channel: 0, note: 72, velocity: 0), at: at(400)))
+        XCTAssertTrue(port.send(.programChange(channel: 0, program: 0), at: at(backToPiano)))
+        XCTAssertTrue(port.send(.programChange(channel: 0, program: 13), at: at(again)))
+        XCTAssertTrue(port.send(.noteOn(channel: 0, note: 72, velocity: 110), at: at(again)))
+
+        let energies = UnsafeMutablePointer<Float>.allocate(capacity: blocks)
+        energies.initialize(repeating: 0, count: blocks)
+        defer { energies.deallocate() }
+        var freedAt: SoundFontPresets.Residency = .resident
+        let counts = countAllocationsOnRenderThread(
+            engine: engine, blocks: blocks, frames: frames, inputChannels: 0, outputChannels: 2, warmUpBlocks: warmUp,
+            afterEachBlock: { block, output in
+                var energy: Float = 0
+                for i in 0..<output.frameCount { energy += output[0][i] * output[0][i] }
+                energies[block] = energy
+                // Held here (10 s at most) until the loader has done its part, however fast the rendering runs.
+                let deadline = Date().addingTimeInterval(10)
+                if block == loaded || block == loadedAgain {
+                    while synth.presets.residency(xylophone) != .resident && Date() < deadline { sched_yield() }
+                }
+                if block == freed {
+                    while synth.presets.residency(xylophone) != .absent && Date() < deadline { sched_yield() }
+                    freedAt = synth.presets.residency(xylophone)
+                }
+            },
+            control: { _ in node.collectRetired() })
+        print("an idle preset freed and read again: \(counts); \(synth.presets.totals)")
+        XCTAssertEqual(counts.allocations, 0, "allocations on the audio-render thread: \(counts)")
+        XCTAssertEqual(counts.frees, 0, "frees on the audio-render thread: \(counts)")
+        XCTAssertEqual(freedAt, .absent, "freed within 2.8 s of the piano's return (1 s idle, after the note's release)")
+        XCTAssertEqual(synth.presets.totals.unloaded, 1)
+        XCTAssertEqual(synth.presets.residency(xylophone), .resident, "read again")
+        XCTAssertEqual(synth.presets.residentPresets.map(\.name), ["Yamaha Grand Piano", "Xylophone"])
+        let secondSound = (again..<blocks).first { energies[$0] > 0 }
+        XCTAssertNotNil(secondSound, "the xylophone's second note sounded")
+        XCTAssertLessThanOrEqual(secondSound ?? .max, loadedAgain + 1, "at the first block after the xylophone was in again")
+        XCTAssertEqual(synth.heldMessagesDropped, 0)
+        engine.releaseAll()
+    }
+
     /// Negative control: the counter sees what this design avoids. A synth
     /// holding the real font with FluidSynth's dynamic sample loading reads
     /// the preset's samples inside `fluid_synth_program_change`, on the
