@@ -13,8 +13,8 @@ import Synchronization
 /// holding that preset alone (`SoundFontSubset`: the original's sample data,
 /// its preset's tables), loads it with `synth.dynamic-sample-loading = 1`
 /// and pins the preset (`fluid_synth_pin_preset`: FluidSynth reads and
-/// converts its samples, which then stay until the loader synth is
-/// deleted). FluidSynth thus builds zones for the presets played, not for
+/// converts its samples, which then stay until the preset is freed, see
+/// `unload`, or the loader synth is deleted). FluidSynth thus builds zones for the presets played, not for
 /// the whole font (FluidR3_GM's 189 presets take 11.5 MB of them). A file
 /// whose tables cannot be cut is read whole, its presets pinned in it.
 ///
@@ -83,11 +83,9 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// reading its preset tables, or, for a font read whole, FluidSynth's
     /// structure of every preset (instruments, zones; no sample data).
     public let structureBytes: Int
-    /// Whether presets are cut from the file one by one (else the whole font was read).
-    public var loadsPresetsAlone: Bool {
-        if case .subsets = source { return true }
-        return false
-    }
+    /// Whether presets are cut from the file one by one, and so can be freed
+    /// one by one (`unload`); else the whole font was read, and keeps them all.
+    public let loadsPresetsAlone: Bool
 
     // MARK: Loader side (under `loads`)
     private let settings: OpaquePointer
@@ -184,7 +182,7 @@ public final class SoundFontPresets: @unchecked Sendable {
             source = .wholeFont(id)
         }
         structureBytes = max(0, Self.residentSetBytes() - before)
-        if case .subsets = source { unloadsPresets = true } else { unloadsPresets = false }
+        if case .subsets = source { loadsPresetsAlone = true } else { loadsPresetsAlone = false }
         self.path = path
         self.settings = settings
         self.synth = synth
@@ -359,8 +357,6 @@ public final class SoundFontPresets: @unchecked Sendable {
         states[index].store(Residency.absent.rawValue, ordering: .releasing)
     }
 
-    /// Whether presets can be freed one by one (they were cut from the file; a font read whole keeps them).
-    public let unloadsPresets: Bool
 
     /// Marks the preset at `index` as never to be unloaded: a song's, read before it plays.
     /// - Thread: any
@@ -404,7 +400,7 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (atomics)
     func beginRetiring(_ index: Int) -> Bool {
-        guard unloadsPresets, !kept[index].load(ordering: .relaxed) else { return false }
+        guard loadsPresetsAlone, !kept[index].load(ordering: .relaxed) else { return false }
         return states[index].compareExchange(expected: Residency.resident.rawValue, desired: Residency.retiring.rawValue,
                                              ordering: .relaxed).exchanged
     }

@@ -100,17 +100,10 @@ final class PresetLoadingTests: XCTestCase {
     /// once the xylophone is in.
     func testAProgramChangeToAPresetOnDiskAllocatesNothingOnTheRenderThread() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs Linux/glibc")
-        let port = MIDIInputPort(name: "script")
-        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        let node = SamplerNode(events: scheduler.events, sampleRate: 48_000)
-        let synth = try node.load(SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64))
+        let rig = try ScriptedNodeRig(SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64))
+        let (port, node, synth, engine) = (rig.port, rig.node, rig.synth, rig.engine)
         let xylophone = try XCTUnwrap(synth.presets.index(bank: 0, program: 13))
         XCTAssertEqual(synth.presets.residency(xylophone), .absent)
-        let graph = AudioGraph(inputChannelCount: 0)
-        graph.output = graph.add(node)
-        let engine = RenderEngine()
-        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
-        engine.attach(scheduler)
 
         let frames = 64, blocks = 1_000, warmUp = 16, changeBlock = 100, holdBlock = 300
         let first = Int64((warmUp + changeBlock) * frames)
@@ -119,15 +112,12 @@ final class PresetLoadingTests: XCTestCase {
         XCTAssertTrue(port.send(.controlChange(channel: 0, controller: 7, value: 110), at: .sample(first + 10)))
         XCTAssertTrue(port.send(.noteOff(channel: 0, note: 72, velocity: 0), at: .sample(first + 24_000)))
 
-        let energies = UnsafeMutablePointer<Float>.allocate(capacity: blocks)
-        energies.initialize(repeating: 0, count: blocks)
+        let energies = rig.energies(blocks: blocks)
         defer { energies.deallocate() }
         let counts = countAllocationsOnRenderThread(
             engine: engine, blocks: blocks, frames: frames, inputChannels: 0, outputChannels: 2, warmUpBlocks: warmUp,
             afterEachBlock: { block, output in
-                var energy: Float = 0
-                for i in 0..<output.frameCount { energy += output[0][i] * output[0][i] }
-                energies[block] = energy
+                energies[block] = ScriptedNodeRig.energy(output)
                 // Hold the render thread here until the xylophone is in, so
                 // that its arrival falls inside the counted blocks however
                 // fast the rendering runs.
@@ -156,18 +146,11 @@ final class PresetLoadingTests: XCTestCase {
     /// later reads it again, and its note sounds once it is in.
     func testAnIdlePresetIsFreedOffTheRenderThreadAndReadAgainWhenSelected() throws {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs Linux/glibc")
-        let port = MIDIInputPort(name: "script")
-        let scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
-        let node = SamplerNode(events: scheduler.events, sampleRate: 48_000)
         var configuration = SamplerConfiguration(soundFontPath: SamplerTestRig.fluidR3, polyphony: 64)
         configuration.unloadIdlePresetsAfterSeconds = 1
-        let synth = try node.load(configuration)
+        let rig = try ScriptedNodeRig(configuration)
+        let (port, node, synth, engine) = (rig.port, rig.node, rig.synth, rig.engine)
         let xylophone = try XCTUnwrap(synth.presets.index(bank: 0, program: 13))
-        let graph = AudioGraph(inputChannelCount: 0)
-        graph.output = graph.add(node)
-        let engine = RenderEngine()
-        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
-        engine.attach(scheduler)
 
         // 750 blocks of 64 frames are a second.
         let frames = 64, blocks = 4_500, warmUp = 16
@@ -180,16 +163,13 @@ final class PresetLoadingTests: XCTestCase {
         XCTAssertTrue(port.send(.programChange(channel: 0, program: 13), at: at(again)))
         XCTAssertTrue(port.send(.noteOn(channel: 0, note: 72, velocity: 110), at: at(again)))
 
-        let energies = UnsafeMutablePointer<Float>.allocate(capacity: blocks)
-        energies.initialize(repeating: 0, count: blocks)
+        let energies = rig.energies(blocks: blocks)
         defer { energies.deallocate() }
         var freedAt: SoundFontPresets.Residency = .resident
         let counts = countAllocationsOnRenderThread(
             engine: engine, blocks: blocks, frames: frames, inputChannels: 0, outputChannels: 2, warmUpBlocks: warmUp,
             afterEachBlock: { block, output in
-                var energy: Float = 0
-                for i in 0..<output.frameCount { energy += output[0][i] * output[0][i] }
-                energies[block] = energy
+                energies[block] = ScriptedNodeRig.energy(output)
                 // Held here (10 s at most) until the loader has done its part, however fast the rendering runs.
                 let deadline = Date().addingTimeInterval(10)
                 if block == loaded || block == loadedAgain {
@@ -319,6 +299,40 @@ final class PresetLoadingTests: XCTestCase {
         }
         XCTAssertEqual(presets.totals.presets, 0, "listing reads no samples")
         XCTAssertEqual(melodic[5].selectionMessages(channel: 2).last, .programChange(channel: 2, program: UInt8(melodic[5].program)))
+    }
+}
+
+/// A sampler node on an engine of 64-frame blocks, fed by a MIDI port
+/// through the scheduler: the render-thread tests' script and stage.
+private struct ScriptedNodeRig {
+    let port = MIDIInputPort(name: "script")
+    let scheduler: MIDIScheduler
+    let node: SamplerNode
+    let synth: SamplerSynth
+    let engine = RenderEngine()
+
+    init(_ configuration: SamplerConfiguration) throws {
+        scheduler = MIDIScheduler(ports: [port], watchdogSeconds: 0)
+        node = SamplerNode(events: scheduler.events, sampleRate: 48_000)
+        synth = try node.load(configuration)
+        let graph = AudioGraph(inputChannelCount: 0)
+        graph.output = graph.add(node)
+        engine.install(try graph.compile(spec: ProcessSpec(sampleRate: 48_000, maximumBlockSize: 64)))
+        engine.attach(scheduler)
+    }
+
+    /// Zeroed storage for each block's energy (the caller deallocates it).
+    func energies(blocks: Int) -> UnsafeMutablePointer<Float> {
+        let energies = UnsafeMutablePointer<Float>.allocate(capacity: blocks)
+        energies.initialize(repeating: 0, count: blocks)
+        return energies
+    }
+
+    /// The sum of squares of a block's left channel.
+    static func energy(_ output: AudioBlock) -> Float {
+        var energy: Float = 0
+        for i in 0..<output.frameCount { energy += output[0][i] * output[0][i] }
+        return energy
     }
 }
 
