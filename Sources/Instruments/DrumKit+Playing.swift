@@ -41,7 +41,7 @@ extension DrumKit {
         let level = Float(velocity & 0x7F) / 127
         let gain = level * level * layer.gain
         voices[slot] = DrumVoice(
-            isActive: true, left: sample.left, right: sample.right, frameCount: sample.frameCount, position: 0,
+            isActive: true, sample: sample, position: 0,
             gainLeft: pad.gainLeft * gain, gainRight: pad.gainRight * gain,
             fadeRemaining: 0, fadeStep: 0, serial: nextSerial)
         nextSerial &+= 1

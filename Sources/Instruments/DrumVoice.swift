@@ -3,10 +3,9 @@
 /// only the audio thread touches it.
 struct DrumVoice {
     var isActive = false
-    var left: UnsafePointer<Float>?
-    /// The same pointer as `left` for a mono sample.
-    var right: UnsafePointer<Float>?
-    var frameCount = 0
+    /// The sample, as `DrumSample` holds it: Float32, or 16-bit.
+    var sample = DrumSample(frameCount: 0)
+    var frameCount: Int { sample.frameCount }
     var position = 0
     /// Pad gain × pan × velocity gain, per channel.
     var gainLeft: Float = 0
@@ -47,8 +46,21 @@ struct DrumVoice {
     /// - Realtime: safe. Arithmetic on preallocated memory.
     @inline(__always)
     mutating func mix(into outLeft: UnsafeMutablePointer<Float>, _ outRight: UnsafeMutablePointer<Float>, frames: Int) {
-        guard isActive, let sampleLeft = left, let sampleRight = right else { return }
-        let sourceLeft = sampleLeft + position, sourceRight = sampleRight + position
+        guard isActive else { return }
+        if let left = sample.left16, let right = sample.right16 {
+            mix(left + position, right + position, into: outLeft, outRight, frames: frames)
+        } else if let left = sample.left, let right = sample.right {
+            mix(left + position, right + position, into: outLeft, outRight, frames: frames)
+        }
+    }
+
+    /// `mix`'s loop, for either storage.
+    /// - Thread: audio
+    /// - Realtime: safe
+    @inline(__always)
+    private mutating func mix<Value: DrumSampleValue>(_ sourceLeft: UnsafePointer<Value>, _ sourceRight: UnsafePointer<Value>,
+                                                      into outLeft: UnsafeMutablePointer<Float>,
+                                                      _ outRight: UnsafeMutablePointer<Float>, frames: Int) {
         var count = min(frames, frameCount - position)
         let gl = gainLeft, gr = gainRight
         if fadeRemaining > 0 {
@@ -57,16 +69,16 @@ struct DrumVoice {
             var remaining = fadeRemaining
             for i in 0..<count {
                 let gain = step * Float(remaining)
-                outLeft[i] += sourceLeft[i] * gl * gain
-                outRight[i] += sourceRight[i] * gr * gain
+                outLeft[i] += sourceLeft[i].sampleValue * gl * gain
+                outRight[i] += sourceRight[i].sampleValue * gr * gain
                 remaining -= 1
             }
             fadeRemaining = remaining
             if remaining == 0 { isActive = false }
         } else {
             for i in 0..<count {
-                outLeft[i] += sourceLeft[i] * gl
-                outRight[i] += sourceRight[i] * gr
+                outLeft[i] += sourceLeft[i].sampleValue * gl
+                outRight[i] += sourceRight[i].sampleValue * gr
             }
         }
         position += count

@@ -75,6 +75,36 @@ final class DrumKitLoadingTests: XCTestCase {
         }
     }
 
+    /// A sample whose values are all 16-bit ones is held in half the memory
+    /// and plays the same numbers: the same noise, once exactly on the 16-bit
+    /// grid (held 16-bit) and once with its last value off it (held as
+    /// Float32), gives identical output but for that last frame.
+    func testASixteenBitSampleTakesHalfTheMemoryAndPlaysTheSameNumbers() throws {
+        let folder = try TestKitFolder()
+        var seed: UInt64 = 7
+        let grid = (0..<4_800).map { _ -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int16(truncatingIfNeeded: seed >> 40)) / 32768
+        }
+        var offGrid = grid
+        offGrid[offGrid.count - 1] += 1e-6
+        try folder.writeSample("grid.wav", grid)
+        try folder.writeSample("off-grid.wav", offGrid)
+        let sixteen = try folder.loadKit(pads: [TestKitFolder.pad(note: 36, samples: ["grid.wav"])])
+        let float = try folder.loadKit(pads: [TestKitFolder.pad(note: 36, samples: ["off-grid.wav"])])
+        XCTAssertEqual(sixteen.sampleMemoryBytes, 4_800 * 2)
+        XCTAssertEqual(float.sampleMemoryBytes, 4_800 * 4)
+        func hit(_ kit: DrumKit) -> [Float] {
+            let harness = DrumRenderHarness(kit: kit)
+            harness.send(.noteOn(channel: 9, note: 36, velocity: 100), at: 10)
+            return harness.render(frames: 5_000).left
+        }
+        let a = hit(sixteen), b = hit(float)
+        XCTAssertGreaterThan(a.map(abs).max() ?? 0, 0.01, "it sounds")
+        XCTAssertEqual(Array(a[0..<(10 + 4_799)]), Array(b[0..<(10 + 4_799)]))
+        XCTAssertNotEqual(a[10 + 4_799], b[10 + 4_799], "the off-grid value is kept as it is")
+    }
+
     /// A 1 kHz sample made at 44.1 kHz plays at 1 kHz and lasts as long at
     /// 48 kHz; a stereo sample keeps its two channels.
     func testSamplesAreConvertedToTheEngineRateAndKeepTheirChannels() throws {
@@ -86,7 +116,9 @@ final class DrumKitLoadingTests: XCTestCase {
             TestKitFolder.pad(note: 36, samples: ["tone-44k.wav"]),
             TestKitFolder.pad(note: 38, samples: ["stereo.wav"]),
         ])
-        XCTAssertEqual(kit.sampleMemoryBytes, (12_000 + 2 * 1000) * 4, accuracy: 4 * 8)
+        // The resampled tone is held as Float32; the stereo sample's values (0.5, −0.25) are
+        // exactly 16-bit ones at the engine rate, held as 16-bit: half the bytes.
+        XCTAssertEqual(kit.sampleMemoryBytes, 12_000 * 4 + 2 * 1000 * 2, accuracy: 4 * 8)
         let harness = DrumRenderHarness(kit: kit)
         harness.send(.noteOn(channel: 9, note: 36, velocity: 127), at: 0)
         harness.send(.noteOn(channel: 9, note: 38, velocity: 127), at: 20_000)
