@@ -167,7 +167,8 @@ public final class SamplerSynth: @unchecked Sendable {
         idleCheckFrames = max(1, Int(sampleRate / 2))
         framesToIdleCheck = idleCheckFrames
         let idleSeconds = configuration.unloadIdlePresetsAfterSeconds
-        idleChecksToFree = idleSeconds > 0 ? max(1, Int((idleSeconds * 2).rounded(.up))) : 0
+        // Only the first synth of a shared `SoundFontPresets` frees: its silence says nothing of another's voices.
+        idleChecksToFree = idleSeconds > 0 && presets.claimFreeing() ? max(1, Int((idleSeconds * 2).rounded(.up))) : 0
         loader = PresetLoader(presets: presets)
         selectConfiguredInstrument()
         // The instrument, read now: its first note never waits. Another
@@ -175,7 +176,10 @@ public final class SamplerSynth: @unchecked Sendable {
         for channel in channels.channels {
             guard let index = proxyFont.index(of: fluid_synth_get_channel_preset(synth, Int32(channel))) else { continue }
             if index == instrumentIndex {
-                presets.makeResident(index)
+                // A font FluidSynth refuses is refused here, in its words, rather than played as silence.
+                guard presets.makeResident(index) else {
+                    throw SamplerError.soundFontLoadFailed(path: path, message: presets.lastFailure)
+                }
             } else {
                 deferredChannels |= 1 << UInt16(channel)
             }

@@ -74,6 +74,8 @@ public final class SoundFontPresets: @unchecked Sendable {
         var subsets: [Int: SoundFontSubset] = [:]
         /// The loader synth's font ID of each resident preset's cut font.
         var fontIDs: [Int: Int32] = [:]
+        /// What FluidSynth said when a preset last failed to load.
+        var lastFailure: String?
     }
 
     public let path: String
@@ -105,6 +107,8 @@ public final class SoundFontPresets: @unchecked Sendable {
     private let states: UnsafeMutablePointer<Atomic<Int>>
     /// Per index: never unloaded (a song's presets, read before it starts).
     private let kept: UnsafeMutablePointer<Atomic<Bool>>
+    /// Whether a playing synth frees idle presets (`claimFreeing`).
+    private let freeingClaimed = Atomic<Bool>(false)
 
     /// Settings for a synth that never renders (this loader synth, and
     /// `SelectedPresets`' scratch synth): one voice, no effects, no worker
@@ -153,13 +157,15 @@ public final class SoundFontPresets: @unchecked Sendable {
         var found: [(key: Int32, preset: SoundFontPreset, real: OpaquePointer?, record: Int)] = []
         if !readingWholeFont, let tables = try? SoundFontPresetTables(path: path),
            SoundFontSubset.install(on: synth, settings: settings) {
-            // The file's order; the first of two presets at one bank and program is FluidSynth's choice too.
-            var seen = Set<Int32>()
-            for header in tables.presetHeaders {
-                guard SamplerInstrument.bankRange.contains(header.bank), SamplerInstrument.programRange.contains(header.program),
-                      seen.insert(Int32(header.bank << 7 | header.program)).inserted else { continue }
-                found.append((Int32(header.bank << 7 | header.program),
-                              SoundFontPreset(bank: header.bank, program: header.program, name: header.name), nil, header.record))
+            // Of two presets at one bank and program, the later in the file: FluidSynth's
+            // merge sort puts equal keys in reverse file order and takes the first match.
+            var byKey: [Int32: SoundFontPresetTables.PresetHeader] = [:]
+            for header in tables.presetHeaders
+            where SamplerInstrument.bankRange.contains(header.bank) && SamplerInstrument.programRange.contains(header.program) {
+                byKey[Int32(header.bank << 7 | header.program)] = header
+            }
+            found = byKey.map { key, header in
+                (key, SoundFontPreset(bank: header.bank, program: header.program, name: header.name), nil, header.record)
             }
             found.sort { $0.key < $1.key }
             source = .subsets(records: found.map(\.record))
@@ -171,10 +177,13 @@ public final class SoundFontPresets: @unchecked Sendable {
                 delete_fluid_settings(settings)
                 throw SamplerError.soundFontLoadFailed(path: path, message: loadError)
             }
+            // FluidSynth's own order: of two presets at one bank and program, the first it lists is the one it plays.
+            var seen = Set<Int>()
             fluid_sfont_iteration_start(font)
             while let real = fluid_sfont_iteration_next(font) {
                 let bank = Int(fluid_preset_get_banknum(real)), program = Int(fluid_preset_get_num(real))
-                guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program) else { continue }
+                guard SamplerInstrument.bankRange.contains(bank), SamplerInstrument.programRange.contains(program),
+                      seen.insert(bank << 7 | program).inserted else { continue }
                 let name = fluid_preset_get_name(real).map { String(cString: $0) } ?? ""
                 found.append((Int32(bank << 7 | program), SoundFontPreset(bank: bank, program: program, name: name), real, 0))
             }
@@ -277,17 +286,21 @@ public final class SoundFontPresets: @unchecked Sendable {
             case .resident: return true
             case .failed: return false
             case .absent, .requested: break
-            case .retiring: free(index, state: &state)  // let go, not yet freed: freed now, then read again
+            case .retiring:
+                // Let go but not yet freed: taken back as it is (the queued unload then finds it resident).
+                if states[index].compareExchange(expected: Residency.retiring.rawValue, desired: Residency.resident.rawValue,
+                                                 ordering: .acquiringAndReleasing).exchanged { return true }
             }
             let preset = presets[index]
             let start = monotonicNow(), before = Self.residentSetBytes()
             let real: OpaquePointer?
             switch source {
             case .wholeFont(let fontID):
-                let (result, _) = SoundFontLoadLog.capturing {
+                let (result, message) = SoundFontLoadLog.capturing {
                     fluid_synth_pin_preset(synth, fontID, Int32(preset.bank), Int32(preset.program))
                 }
                 real = result == FLUID_OK ? realPresets[index] : nil
+                if real == nil { state.lastFailure = message }
             case .subsets(let records):
                 real = loadAlone(preset, record: records[index], index: index, into: &state)
             }
@@ -313,20 +326,30 @@ public final class SoundFontPresets: @unchecked Sendable {
     private func loadAlone(_ preset: SoundFontPreset, record: Int, index: Int, into state: inout Loads) -> OpaquePointer? {
         guard let tables = try? SoundFontPresetTables(path: path),
               tables.presetHeaders.indices.contains(record),
-              tables.presetHeaders[record].bank == preset.bank, tables.presetHeaders[record].program == preset.program else { return nil }
+              tables.presetHeaders[record].bank == preset.bank, tables.presetHeaders[record].program == preset.program else {
+            state.lastFailure = "the file's preset tables changed since it was opened"
+            return nil
+        }
         let subset = SoundFontSubset(sourcePath: path, prefixLength: tables.listOffset, list: tables.subsetList(presetRecord: record))
-        let (id, _) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, subset.name, 0) }
+        let (id, loadError) = SoundFontLoadLog.capturing { fluid_synth_sfload(synth, subset.name, 0) }
         guard id != FLUID_FAILED else {
             subset.retire()
+            state.lastFailure = loadError
+            return nil
+        }
+        let (pinned, pinError) = SoundFontLoadLog.capturing {
+            fluid_synth_pin_preset(synth, id, Int32(preset.bank), Int32(preset.program))
+        }
+        guard pinned == FLUID_OK, let font = fluid_synth_get_sfont_by_id(synth, id),
+              let real = fluid_sfont_get_preset(font, Int32(preset.bank), Int32(preset.program)) else {
+            _ = SoundFontLoadLog.capturing { fluid_synth_sfunload(synth, id, 0) }
+            subset.retire()
+            state.lastFailure = pinError ?? "FluidSynth could not read its samples"
             return nil
         }
         state.subsets[index] = subset
         state.fontIDs[index] = id
-        let (pinned, _) = SoundFontLoadLog.capturing {
-            fluid_synth_pin_preset(synth, id, Int32(preset.bank), Int32(preset.program))
-        }
-        guard pinned == FLUID_OK, let font = fluid_synth_get_sfont_by_id(synth, id) else { return nil }
-        return fluid_sfont_get_preset(font, Int32(preset.bank), Int32(preset.program))
+        return real
     }
 
     /// Frees the preset at `index`, which the audio thread has let go
@@ -368,6 +391,18 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// - Realtime: unsafe (may wait for a load). Control thread.
     public var totals: Totals { loads.withLock { $0.totals } }
 
+    /// What FluidSynth said when a preset last failed to load, if it said anything.
+    /// - Realtime: unsafe (may wait for a load). Control thread.
+    public var lastFailure: String? { loads.withLock { $0.lastFailure } }
+
+    /// Claims the freeing of idle presets for one playing synth: freeing
+    /// rests on that synth's silence (no voice, so none holds a sample), which
+    /// says nothing of a second synth's voices. True for the first caller only.
+    /// - Thread: control
+    func claimFreeing() -> Bool {
+        !freeingClaimed.exchange(true, ordering: .relaxed)
+    }
+
     /// The resident presets, by bank and program.
     /// - Thread: any
     public var residentPresets: [SoundFontPreset] {
@@ -402,7 +437,7 @@ public final class SoundFontPresets: @unchecked Sendable {
     func beginRetiring(_ index: Int) -> Bool {
         guard loadsPresetsAlone, !kept[index].load(ordering: .relaxed) else { return false }
         return states[index].compareExchange(expected: Residency.resident.rawValue, desired: Residency.retiring.rawValue,
-                                             ordering: .relaxed).exchanged
+                                             ordering: .acquiringAndReleasing).exchanged
     }
 
     /// Takes a retirement back (the loader's queue was full): the preset stays resident.
@@ -410,7 +445,7 @@ public final class SoundFontPresets: @unchecked Sendable {
     /// - Realtime: safe
     func cancelRetiring(_ index: Int) {
         _ = states[index].compareExchange(expected: Residency.retiring.rawValue, desired: Residency.resident.rawValue,
-                                          ordering: .relaxed)
+                                          ordering: .acquiringAndReleasing)
     }
 
     /// Gives a request back (its queue was full), so that a later note asks again.

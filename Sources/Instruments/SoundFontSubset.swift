@@ -123,6 +123,7 @@ private final class SubsetReader {
             } else if at < subset.prefixLength {
                 let n = min(count - done, subset.prefixLength - at)
                 let got = pread(descriptor, destination, n, off_t(at))
+                if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { return false }
                 done += got
             } else {

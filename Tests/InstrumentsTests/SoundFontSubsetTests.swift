@@ -85,6 +85,52 @@ final class SoundFontSubsetTests: XCTestCase {
         XCTAssertEqual(names, [piano.name])
     }
 
+    /// Of two presets at one bank and program, the cut path chooses the one
+    /// FluidSynth chooses in the whole font (the later in the file).
+    func testTwoPresetsAtOneBankAndProgramResolveAsInTheWholeFont() throws {
+        let font = SamplerTestRig.smallFont
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb.sf2 is not installed (timgm6mb-soundfont)")
+        let tables = try SoundFontPresetTables(path: font)
+        let xylophone = try XCTUnwrap(tables.presetHeaders.first { $0.bank == 0 && $0.program == 13 })
+        let piano = try XCTUnwrap(tables.presetHeaders.first { $0.bank == 0 && $0.program == 0 })
+        var file = try Data(contentsOf: URL(fileURLWithPath: font))
+        // The xylophone's header renumbered to the piano's bank and program.
+        let phdr = try XCTUnwrap(file.range(of: Data("phdr".utf8), in: tables.listOffset..<file.count)).lowerBound + 8
+        file[phdr + xylophone.record * 38 + 20] = 0
+        file[phdr + xylophone.record * 38 + 21] = 0
+        let path = NSTemporaryDirectory() + "busker-subset-twice-\(getpid()).sf2"
+        try file.write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let cut = try SoundFontPresets(path: path)
+        let whole = try SoundFontPresets(path: path, readingWholeFont: true)
+        XCTAssertTrue(cut.loadsPresetsAlone)
+        let expected = xylophone.record > piano.record ? xylophone.name : piano.name
+        XCTAssertEqual(whole.index(bank: 0, program: 0).map { whole.presets[$0].name }, expected)
+        XCTAssertEqual(cut.index(bank: 0, program: 0).map { cut.presets[$0].name }, expected)
+        XCTAssertEqual(cut.presets, whole.presets)
+    }
+
+    /// A font whose tables cut but which FluidSynth refuses (a SoundFont 1
+    /// version number) is refused at load, in FluidSynth's words, as a font
+    /// read whole is, not played as silence.
+    func testAFontFluidSynthRefusesIsRefusedAtLoad() throws {
+        let font = SamplerTestRig.smallFont
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb.sf2 is not installed (timgm6mb-soundfont)")
+        var file = try Data(contentsOf: URL(fileURLWithPath: font))
+        let ifil = try XCTUnwrap(file.range(of: Data("ifil".utf8))).lowerBound + 8
+        file[ifil] = 1
+        file[ifil + 1] = 0
+        let path = NSTemporaryDirectory() + "busker-subset-sf1-\(getpid()).sf2"
+        try file.write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        XCTAssertNoThrow(try SoundFontPresetTables(path: path), "the tables themselves are fine")
+        XCTAssertThrowsError(try SamplerSynth(configuration: SamplerConfiguration(soundFontPath: path), sampleRate: 48_000)) { error in
+            guard case let SamplerError.soundFontLoadFailed(failedPath, message) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(failedPath, path)
+            XCTAssertTrue(message?.contains("version") == true, "FluidSynth's words: \(message ?? "none")")
+        }
+    }
+
     /// Tables whose indices point outside them are not cut (the whole font
     /// is then left to FluidSynth, which has its own rules for damage).
     func testTablesThatPointOutsideThemselvesAreNotCut() throws {
