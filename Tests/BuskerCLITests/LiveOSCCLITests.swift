@@ -136,11 +136,14 @@ final class LiveOSCCLITests: XCTestCase {
         guard process.isRunning else { return XCTFail("busker live ended early: \(err.text)") }
         XCTAssertTrue(out.text.contains("OSC on 127.0.0.1 port \(port) (UDP)"), out.text)
 
+        // Two seconds between messages: each setting's plateau (20 windows) must outlast the
+        // five windows the next change is measured against even when a host stall delays a
+        // message or drops played frames.
         usleep(1_500_000)
         try oscsend(port, "/busker/volume", "f", "0.15")
-        usleep(1_200_000)
+        usleep(2_000_000)
         try oscsend(port, "/busker/strip/1/bass", "f", "12")
-        usleep(1_200_000)
+        usleep(2_000_000)
         try oscsend(port, "/busker/mic", "i", "0")
         usleep(1_200_000)
         process.interrupt()
