@@ -16,7 +16,7 @@ import PackageDescription
 /// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
 /// - FileIO: audio files (libsndfile), resampling (libsamplerate).
 /// - Instruments: the FluidSynth sampler and the drum kit.
-/// - SpeechProcessing: speexdsp's noise suppression and gain control as a node.
+/// - SpeechProcessing: the voice's noise suppression and gain control as a node.
 /// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
 /// - Recording: the tap, the writer thread, crash-safe takes, repair.
 /// - Session: the driver protocol, the device-event state machine and the runner.
@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Sequencing", dependencies: ["Engine", "MIDI", "CRealtimeSupport"]),
         .target(name: "FileIO", dependencies: ["Engine", "Session", "CSndFile", "CSampleRate"]),
         .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "FileIO", "CFluidSynth"]),
-        .target(name: "SpeechProcessing", dependencies: ["Engine", "CSpeexDSP"]),
+        .target(name: "SpeechProcessing", dependencies: ["Engine", "DSP"]),
         .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
         .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile", "Loudness"]),
         .target(name: "Session", dependencies: ["Engine"]),
@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "FileIO",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),
-        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig",
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig", "CSpeexDSP",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),

@@ -30,7 +30,7 @@ public enum ChainBench {
         public var runs = 3
         public var compareWithSox = true
         public var perNode = false
-        /// Voice processing (speexdsp) in each strip; off measures every other stage.
+        /// Voice processing in each strip; off measures every other stage.
         public var voiceProcessing = true
         public var howlGuard = true
         public init() {}

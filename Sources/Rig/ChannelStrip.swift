@@ -10,7 +10,7 @@ import SpeechProcessing
 /// Its pan, mute and reverb send live on the bus mixers (`LiveChain`), which
 /// ramp them over 20 ms. The gate and the compressor are always in the graph,
 /// switched by an atomic, so turning them on or off while live is a parameter
-/// change. Voice processing (speexdsp) is in the strip only when its node was
+/// change. Voice processing (`VoiceProcessingNode`) is in the strip only when its node was
 /// passed in.
 ///
 /// - Realtime: building and `apply` are control-thread work; the nodes render on the audio thread.
@@ -22,7 +22,7 @@ public final class ChannelStrip {
     /// After the input gain: what the strip gets from its channel(s).
     public let meter: MeterNode
     public let highPass: BiquadNode
-    /// speexdsp's noise suppression and gain control, when the strip was built with it.
+    /// Noise suppression and gain control, when the strip was built with it.
     public let voiceProcessor: VoiceProcessingNode?
     public let noiseGate: NoiseGateNode
     public let compressor: CompressorNode

@@ -35,8 +35,8 @@ public struct VoiceSettings: Sendable, Equatable {
     public var compressor = false
     /// The compressor's make-up gain, in dB: how much louder (or softer) the evened-out voice comes out.
     public var compressorMakeupDB: Float = 6
-    /// speexdsp's noise suppression and automatic gain control (off by default:
-    /// it changes the sound and adds 20 ms).
+    /// Spectral noise suppression and automatic gain control (off by default:
+    /// it changes the sound and adds 10.7 ms at 48 kHz).
     public var voiceProcessing = false
     /// Feedback protection: notch out howling as it starts (see `HowlGuardNode`).
     public var howlGuard: Bool = true

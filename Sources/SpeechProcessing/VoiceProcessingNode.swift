@@ -3,87 +3,100 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSpeexDSP
+import DSP
 import Engine
 import Synchronization
 
-/// The "voice processing" switch of the phone apps: speexdsp's preprocessor
-/// (`speex_preprocess_run`) cleans the voice with spectral noise suppression
-/// and automatic gain control, one preprocessor per channel.
+/// The "voice processing" switch of the phone apps: spectral noise
+/// suppression (`SpectralNoiseSuppressor`) and automatic gain control
+/// (`VoiceLevelControl`), one of each per channel, on a short-time Fourier
+/// transform.
 ///
-/// Why speexdsp: it is packaged in Debian (libspeexdsp-dev), small, stable and
-/// well kept, with a plain C API and no threads or allocation of its own after
-/// `speex_preprocess_state_init`. The alternative, webrtc-audio-processing,
-/// suppresses noise better but is a large C++ library whose API changes
-/// between its Debian versions.
+/// The transform: frames of N samples (`windowLength`, the power of two
+/// nearest 10.7 ms: 512 at 44.1 and 48 kHz, 1024 at 96 kHz) every N/2 samples
+/// (`hopLength`), a sine window on the way in and again on the way out (their
+/// product, a Hann window, sums to exactly 1 at half overlap, so with every
+/// gain at 1 the output is the input, delayed). Input gathers into a hop; when
+/// the hop is full, the frame that ends there is transformed, each bin scaled
+/// by the suppressor's gain, transformed back and overlap-added, which
+/// completes the oldest hop of the frame; that hop plays out while the next
+/// gathers. So the node's delay, `latencyFrames`, is N (10.7 ms at 48 kHz),
+/// on or off (off, the input is delayed the same, so switching never shifts
+/// the timing), and the output does not depend on the block size.
 ///
-/// speexdsp works on fixed frames of 16-bit samples. The node takes 10 ms
-/// frames (`frameLength`, 480 at 48 kHz): input is gathered into a frame, the
-/// frame is processed when full, and the processed frame is played out while
-/// the next one gathers. speexdsp's overlap-add analysis (windows of two
-/// frames) delays its output by one more frame, so the node's delay,
-/// `latencyFrames`, is two frames (20 ms; measured by cross-correlation in the
-/// tests), whether on or off (off, the plain path is delayed the same, so
-/// switching never shifts the timing); it does not depend on the block size. Conversion to and from Int16 uses buffers
-/// made in `allocate`; every speexdsp state is made and set up there too, on
-/// the control thread.
+/// The gain control follows the cleaned voice's level in hops whose speech
+/// band (300–4000 Hz) stands more than 4.8 dB (3×) over the noise the
+/// suppressor has learnt there, and ramps its gain linearly across each hop.
+/// With noise suppression off, the transform still runs (with unit gains) to
+/// learn the noise for that test.
 ///
-/// Switching (`isOn`) is an atomic read at each frame boundary; the frame at
-/// which it changes crossfades between the plain and the processed signal, and
-/// switching on first primes speexdsp with the frame before, so a switch never
-/// clicks. Off, the node is a delay line (a copy per block).
+/// Switching (`isOn`) is an atomic read at each hop; the hop at which it
+/// changes crossfades linearly between the plain and the processed signal.
+/// Switching on first runs the frame before through the transform (its output
+/// discarded), so the overlap-add starts from the signal's own frames. Off,
+/// the node is a delay line (a copy per block).
 ///
-/// Voice activity detection and dereverberation stay off, at speexdsp's
-/// defaults (VAD only reports, and setting it prints a warning on stderr;
-/// dereverb colours the voice). Echo cancellation (`speex_echo_cancellation`)
-/// is deliberately not used: in a mic-to-speaker amplifier the far-end
-/// reference would be the speaker feed, which is the amplified near-end voice
-/// itself, so an adaptive echo canceller's estimate is biased by that
-/// correlation and it cancels the voice along with the echo (the known reason
-/// feedback cancellers need decorrelation tricks; the howl guard handles
-/// feedback instead). `EchoCancellationChoiceTests` measures it: 34.9 dB of
-/// echo removed with an independent far end, a worse residual than no
-/// canceller at all with the amplified voice as the far end.
+/// Echo cancellation is deliberately not part of it: in a mic-to-speaker
+/// amplifier the far-end reference would be the speaker feed, which is the
+/// amplified near-end voice itself, so an adaptive echo canceller's estimate
+/// is biased by that correlation and it cancels the voice along with the echo
+/// (the known reason feedback cancellers need decorrelation tricks; the howl
+/// guard handles feedback instead). `EchoCancellationChoiceTests` measures it
+/// with speexdsp's canceller: 34.9 dB of echo removed with an independent far
+/// end, a worse residual than no canceller at all with the amplified voice as
+/// the far end.
 public final class VoiceProcessingNode: AudioNode {
     /// Whether the noise suppressor runs.
     public let noiseSuppression: Bool
     /// Whether the automatic gain control runs.
     public let automaticGainControl: Bool
-    /// How much the noise suppressor may attenuate noise, dB (speexdsp's default is −15).
-    public let noiseSuppressDB: Int32
+    /// How much the noise suppressor may attenuate noise, dB (negative).
+    public let noiseSuppressDB: Float
     /// The loudness the gain control aims at: the RMS of a spoken phrase, dBFS.
     public let agcTargetDBFS: Float
-    /// speexdsp's AGC level is a spectrally weighted loudness, not an RMS: on
-    /// the ALSA voice recordings the RMS it settles at is this many dB below
-    /// the level it is given (measured: levels of −18 and −10 dBFS gave −37.1
-    /// and −29.1 dBFS). Its level tops out at 32768, so targets above −19 dBFS
-    /// are held there.
-    public static let agcLoudnessOffsetDB: Float = 19
     /// The most gain the gain control may add, dB.
-    public let agcMaxGainDB: Int32
+    public let agcMaxGainDB: Float
+    /// The speech band the gain control's voice test reads, Hz.
+    public static let speechBand: ClosedRange<Double> = 300...4000
+    /// How far the speech band's power must stand over its noise for a hop to count as voice.
+    public static let voicedOverNoise: Float = 3
 
     // MARK: Shared (atomics)
     private let switchedOn: Atomic<Bool>
 
     // MARK: Control thread only (set by `allocate`, read by the audio thread)
-    /// How long a speexdsp frame is.
-    public let frameMilliseconds: Double
-    /// Frames per speexdsp frame. Valid after prepare.
-    public private(set) var frameLength = 0
-    /// The delay of the node, two frames. Valid after prepare.
-    public var latencyFrames: Int { 2 * frameLength }
+    /// Samples per transform frame, N. Valid after prepare.
+    public private(set) var windowLength = 0
+    /// Samples between frames, N/2. Valid after prepare.
+    public private(set) var hopLength = 0
+    /// The delay of the node, one frame. Valid after prepare.
+    public var latencyFrames: Int { windowLength }
     private var channelCount = 0
-    /// One speexdsp preprocessor per channel.
-    private var states: UnsafeMutablePointer<OpaquePointer?>
-    /// Per channel, `frameLength` floats: the frame gathering input…
-    private var gathering: UnsafeMutablePointer<Float>
-    /// …and the processed frame playing out.
+    private var fft: RealFFT?
+    private var suppressors: [SpectralNoiseSuppressor] = []
+    /// `fft` and `suppressors` unretained, for the audio thread (no reference counting there).
+    private var fftReference: Unmanaged<RealFFT>?
+    private var suppressorReferences: UnsafeMutablePointer<Unmanaged<SpectralNoiseSuppressor>>?
+    private var levelControls: UnsafeMutablePointer<VoiceLevelControl>
+    private var speechBins = 0..<0
+    /// The sine window, N values.
+    private var window: UnsafeMutablePointer<Float>
+    /// Per channel, N + N/2 samples: the last frame and, before it, the hop
+    /// before it (the frame before, which a switch on primes with).
+    private var history: UnsafeMutablePointer<Float>
+    /// Per channel, N/2 samples: the overlap-add's tail…
+    private var overlap: UnsafeMutablePointer<Float>
+    /// …and the hop playing out.
     private var playing: UnsafeMutablePointer<Float>
-    /// Per channel, `frameLength` floats: the frame gathered before, which speexdsp's
-    /// own one-frame delay lines up with its output (the plain path when off).
-    private var previous: UnsafeMutablePointer<Float>
-    /// One frame of 16-bit samples, speexdsp's in-and-out buffer.
-    private var pcm: UnsafeMutablePointer<Int16>
+    /// Per channel: the gain control's gain at the end of the last hop, linear.
+    private var levelGains: UnsafeMutablePointer<Float>
+    /// Scratch: one frame, one processed hop, and the spectrum's parts, powers and gains.
+    private var frame: UnsafeMutablePointer<Float>
+    private var processed: UnsafeMutablePointer<Float>
+    private var real: UnsafeMutablePointer<Float>
+    private var imaginary: UnsafeMutablePointer<Float>
+    private var power: UnsafeMutablePointer<Float>
+    private var gains: UnsafeMutablePointer<Float>
 
     // MARK: Audio thread only
     private var position = 0
@@ -96,39 +109,46 @@ public final class VoiceProcessingNode: AudioNode {
     ///   - noiseSuppressDB: the noise suppressor's greatest attenuation (negative dB).
     ///   - agcTargetDBFS: the speech level the gain control aims at.
     ///   - agcMaxGainDB: the most the gain control may raise a quiet voice.
-    ///   - frameMilliseconds: speexdsp's frame; the latency is twice this.
     public init(name: String = "voice processing", isOn: Bool = true, noiseSuppression: Bool = true,
-                automaticGainControl: Bool = true, noiseSuppressDB: Int32 = -25,
-                agcTargetDBFS: Float = -24, agcMaxGainDB: Int32 = 30, frameMilliseconds: Double = 10) {
-        precondition(frameMilliseconds >= 1 && frameMilliseconds <= 40)
-        self.frameMilliseconds = frameMilliseconds
+                automaticGainControl: Bool = true, noiseSuppressDB: Float = -25,
+                agcTargetDBFS: Float = -24, agcMaxGainDB: Float = 30) {
         self.noiseSuppression = noiseSuppression
         self.automaticGainControl = automaticGainControl
-        self.noiseSuppressDB = noiseSuppressDB
+        self.noiseSuppressDB = min(0, noiseSuppressDB)
         self.agcTargetDBFS = agcTargetDBFS
         self.agcMaxGainDB = agcMaxGainDB
         switchedOn = Atomic(isOn)
         wasOn = isOn
-        states = .allocate(capacity: 1)
-        states.initialize(to: nil)
-        gathering = .allocate(capacity: 1)
+        levelControls = .allocate(capacity: 1)
+        window = .allocate(capacity: 1)
+        history = .allocate(capacity: 1)
+        overlap = .allocate(capacity: 1)
         playing = .allocate(capacity: 1)
-        previous = .allocate(capacity: 1)
-        pcm = .allocate(capacity: 1)
+        levelGains = .allocate(capacity: 1)
+        frame = .allocate(capacity: 1)
+        processed = .allocate(capacity: 1)
+        real = .allocate(capacity: 1)
+        imaginary = .allocate(capacity: 1)
+        power = .allocate(capacity: 1)
+        gains = .allocate(capacity: 1)
         super.init(name: name)
     }
 
-    deinit { freeStates() }
+    deinit { freeBuffers() }
 
-    /// Destroys the preprocessors and frees the buffers.
+    /// Frees the buffers.
     /// - Realtime: unsafe (frees). Control thread only.
-    private func freeStates() {
-        for c in 0..<channelCount { if let s = states[c] { speex_preprocess_state_destroy(s) } }
-        states.deallocate()
-        gathering.deallocate()
-        playing.deallocate()
-        previous.deallocate()
-        pcm.deallocate()
+    private func freeBuffers() {
+        levelControls.deinitialize(count: channelCount)
+        levelControls.deallocate()
+        for b in [window, history, overlap, playing, levelGains, frame, processed, real, imaginary, power, gains] {
+            b.deallocate()
+        }
+        suppressorReferences?.deallocate()
+        suppressorReferences = nil
+        fftReference = nil
+        suppressors = []
+        fft = nil
         channelCount = 0
     }
 
@@ -140,58 +160,78 @@ public final class VoiceProcessingNode: AudioNode {
         set { switchedOn.store(newValue, ordering: .relaxed) }
     }
 
-    /// Makes and sets up one preprocessor per channel for 10 ms frames at the spec's rate.
-    /// - Realtime: unsafe (allocates, speexdsp init). Control thread only.
+    /// The transform's frame for a rate: the power of two nearest 10.7 ms.
+    public static func windowLength(sampleRate: Double) -> Int {
+        let ideal = max(16, sampleRate * 512 / 48_000)
+        return 1 << Int(log2(ideal).rounded())
+    }
+
+    /// Makes the transform, one suppressor and gain control per channel, and every buffer.
+    /// - Realtime: unsafe (allocates). Control thread only.
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
-        freeStates()
-        let rate = Int32(spec.sampleRate.rounded())
-        let size = max(1, Int((spec.sampleRate * frameMilliseconds / 1000).rounded()))
-        frameLength = size
+        freeBuffers()
+        let n = Self.windowLength(sampleRate: spec.sampleRate), h = n / 2, bins = n / 2 + 1
+        windowLength = n
+        hopLength = h
         let channels = max(1, outputChannelCount)
-        states = .allocate(capacity: channels)
-        for c in 0..<channels {
-            let state = speex_preprocess_state_init(Int32(size), rate)
-            var denoise: Int32 = noiseSuppression ? 1 : 0, agc: Int32 = automaticGainControl ? 1 : 0, off: Int32 = 0
-            var suppress = noiseSuppressDB, maxGain = agcMaxGainDB
-            // speexdsp's AGC level, in 16-bit units of its own loudness measure (see `agcLoudnessOffsetDB`).
-            var level = min(32768, 32768 * powf(10, (agcTargetDBFS + Self.agcLoudnessOffsetDB) / 20))
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &denoise)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &suppress)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &agc)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_LEVEL, &level)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, &maxGain)
-            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DEREVERB, &off)
-            states.advanced(by: c).initialize(to: state)
-        }
         channelCount = channels
-        for buffer in [\VoiceProcessingNode.gathering, \.playing, \.previous] {
-            self[keyPath: buffer] = .allocate(capacity: channels * size)
-            self[keyPath: buffer].initialize(repeating: 0, count: channels * size)
+        let hopSeconds = Double(h) / spec.sampleRate
+        let transform = RealFFT(size: n)
+        fft = transform
+        fftReference = Unmanaged.passUnretained(transform)
+        suppressors = (0..<channels).map { _ in
+            SpectralNoiseSuppressor(binCount: bins, hopSeconds: hopSeconds, floorDB: noiseSuppressDB)
         }
-        pcm = .allocate(capacity: size)
-        pcm.initialize(repeating: 0, count: size)
+        let references = UnsafeMutablePointer<Unmanaged<SpectralNoiseSuppressor>>.allocate(capacity: channels)
+        references.initialize(from: suppressors.map { Unmanaged.passUnretained($0) }, count: channels)
+        suppressorReferences = references
+        levelControls = .allocate(capacity: channels)
+        levelControls.initialize(repeating: VoiceLevelControl(targetDBFS: agcTargetDBFS, maxGainDB: agcMaxGainDB,
+                                                              hopSeconds: hopSeconds), count: channels)
+        let low = Int((Self.speechBand.lowerBound * Double(n) / spec.sampleRate).rounded())
+        let high = Int((Self.speechBand.upperBound * Double(n) / spec.sampleRate).rounded())
+        speechBins = min(low, bins - 1)..<max(min(low, bins - 1) + 1, min(high + 1, bins))
+        func buffer(_ count: Int) -> UnsafeMutablePointer<Float> {
+            let b = UnsafeMutablePointer<Float>.allocate(capacity: count)
+            b.initialize(repeating: 0, count: count)
+            return b
+        }
+        window = buffer(n)
+        for i in 0..<n { window[i] = Float(sin(Double.pi * Double(i) / Double(n))) }
+        history = buffer(channels * (n + h))
+        overlap = buffer(channels * h)
+        playing = buffer(channels * h)
+        levelGains = buffer(channels)
+        for c in 0..<channels { levelGains[c] = 1 }
+        frame = buffer(n)
+        processed = buffer(h)
+        real = buffer(bins)
+        imaginary = buffer(bins)
+        power = buffer(bins)
+        gains = buffer(bins)
+        position = 0
     }
 
     // MARK: Audio thread
 
-    /// Empties the frames (the preprocessors keep what they learnt of the noise).
+    /// Empties the frames (the suppressors keep what they learnt of the noise,
+    /// the gain controls their gain).
     /// - Thread: audio, control
     /// - Realtime: safe. Writes preallocated buffers.
     @_noLocks
     public override func reset() {
-        let count = channelCount * frameLength
-        for i in 0..<count { gathering[i] = 0 }
-        for i in 0..<count { playing[i] = 0 }
-        for i in 0..<count { previous[i] = 0 }
+        let n = windowLength, h = hopLength
+        for i in 0..<(channelCount * (n + h)) { history[i] = 0 }
+        for i in 0..<(channelCount * h) { overlap[i] = 0 }
+        for i in 0..<(channelCount * h) { playing[i] = 0 }
         position = 0
         wasOn = switchedOn.load(ordering: .relaxed)
     }
 
-    /// Delays input bus 0 by one frame into `output`, cleaning each full frame.
+    /// Delays input bus 0 by one frame into `output`, cleaning each full hop.
     /// - Thread: audio
-    /// - Realtime: safe. Copies between preallocated buffers and, once per
-    ///   10 ms frame and channel, `speex_preprocess_run`, which works in the
-    ///   state made by `allocate` (no allocation, no locks).
+    /// - Realtime: safe. Copies between preallocated buffers and, once per hop
+    ///   and channel while on, one frame through the transform.
     @_noLocks
     public override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
         let frames = output.frameCount
@@ -199,75 +239,110 @@ public final class VoiceProcessingNode: AudioNode {
         let lastInput = input.channelCount - 1
         let outChannels = min(output.channelCount, channelCount)
         for c in outChannels..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
-        let size = frameLength
+        let n = windowLength, h = hopLength
         var done = 0
         while done < frames {
-            let n = min(size - position, frames - done)
+            let count = min(h - position, frames - done)
             for c in 0..<outChannels {
                 // Element loops: the checker reads `update(from:count:)` as a possible deallocation.
-                let out = output.channels[c] + done, from = playing + c * size + position
-                let into = gathering + c * size + position, source = input.channels[min(c, lastInput)] + done
-                for i in 0..<n { out[i] = from[i] }
-                for i in 0..<n { into[i] = source[i] }
+                let out = output.channels[c] + done, from = playing + c * h + position
+                let into = history + c * (n + h) + n + position, source = input.channels[min(c, lastInput)] + done
+                for i in 0..<count { out[i] = from[i] }
+                for i in 0..<count { into[i] = source[i] }
             }
-            position += n
-            done += n
-            if position == size {
-                processFrame()
+            position += count
+            done += count
+            if position == h {
+                processHop()
                 position = 0
             }
         }
     }
 
-    /// Turns the gathered frame into the next playing frame: speexdsp's output
-    /// (which lags its input by one frame) when on, the frame gathered before when off.
+    /// Turns the gathered hop into the next playing hop: the processed signal
+    /// when on, the input one frame back when off, a crossfade at a switch.
     /// - Thread: audio
-    /// - Realtime: safe. Arithmetic on preallocated buffers and `speex_preprocess_run`.
+    /// - Realtime: safe. Arithmetic on preallocated buffers.
     @_noLocks
-    private func processFrame() {
+    private func processHop() {
         let on = switchedOn.load(ordering: .relaxed), was = wasOn
-        let size = frameLength
-        let scale: Float = 1 / 32768
+        let n = windowLength, h = hopLength
         for c in 0..<channelCount {
-            let raw = gathering + c * size, plain = previous + c * size, out = playing + c * size
+            let past = history + c * (n + h), tail = overlap + c * h, out = playing + c * h
+            // The input one frame back: the hop the processed frame completes.
+            let plain = past + h
             if on || was {
-                let samples = pcm, state = states[c]
                 if on && !was {
-                    // Switched on: speexdsp last ran long ago, and its overlap-add would join that
-                    // old frame to this one. Run it once on the frame before (output discarded) so
-                    // the overlap it carries is the signal's own.
-                    toPCM(plain, samples, size)
-                    _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
+                    // Switched on: the overlap left from long ago would join that old frame to
+                    // this one. Run the frame before (output discarded) to start from its tail.
+                    for i in 0..<h { tail[i] = 0 }
+                    transformFrame(past, channel: c, overlap: tail, suppressorLearns: true)
                 }
-                toPCM(raw, samples, size)
-                _ = _unsafePerformance { speex_preprocess_run(state, samples) }  // preallocated state: no allocation, no locks
+                transformFrame(past + h, channel: c, overlap: tail, suppressorLearns: true)
+                if automaticGainControl { applyLevelControl(channel: c) }
+                let wet = processed
                 if on && was {
-                    for i in 0..<size { out[i] = Float(samples[i]) * scale }
+                    for i in 0..<h { out[i] = wet[i] }
                 } else {
-                    // Switched at this frame: crossfade linearly from the old path to the new one.
-                    let step = 1 / Float(size)
-                    for i in 0..<size {
-                        let t = Float(i) * step, processed = Float(samples[i]) * scale
-                        out[i] = on ? plain[i] + t * (processed - plain[i]) : processed + t * (plain[i] - processed)
+                    // Switched at this hop: crossfade linearly from the old path to the new one.
+                    let step = 1 / Float(h)
+                    for i in 0..<h {
+                        let t = Float(i) * step
+                        out[i] = on ? plain[i] + t * (wet[i] - plain[i]) : wet[i] + t * (plain[i] - wet[i])
                     }
                 }
             } else {
-                for i in 0..<size { out[i] = plain[i] }
+                for i in 0..<h { out[i] = plain[i] }
             }
-            for i in 0..<size { plain[i] = raw[i] }
+            // Slide the history on by one hop.
+            for i in 0..<n { past[i] = past[i + h] }
         }
         wasOn = on
     }
 
-    /// Float samples to speexdsp's 16-bit ones, clamped, rounded half away from zero
-    /// (by hand: `rounded()` drags in type metadata the `@_noLocks` checker refuses).
+    /// One frame through the transform: windowed, suppressed bin by bin,
+    /// transformed back and overlap-added into `processed` (the completed hop)
+    /// and `overlap` (the next hop's start).
     /// - Thread: audio
     /// - Realtime: safe. Arithmetic on preallocated buffers.
-    @_noLocks @inline(__always)
-    private func toPCM(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, _ count: Int) {
-        for i in 0..<count {
-            let scaled = max(-32768, min(32767, source[i] * 32768))
-            destination[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+    @_noLocks
+    private func transformFrame(_ samples: UnsafeMutablePointer<Float>, channel: Int,
+                                overlap tail: UnsafeMutablePointer<Float>, suppressorLearns: Bool) {
+        let n = windowLength, h = hopLength, bins = h + 1
+        let w = window, x = frame, re = real, im = imaginary, p = power, g = gains, wet = processed
+        for i in 0..<n { x[i] = samples[i] * w[i] }
+        guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
+        fft._withUnsafeGuaranteedRef { $0.forward(x, real: re, imaginary: im) }
+        for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
+        let suppress = noiseSuppression
+        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: suppress) }
+        for k in 0..<bins {
+            re[k] *= g[k]
+            im[k] *= g[k]
         }
+        fft._withUnsafeGuaranteedRef { $0.inverse(real: re, imaginary: im, into: x) }
+        for i in 0..<h { wet[i] = tail[i] + x[i] * w[i] }
+        for i in 0..<h { tail[i] = x[h + i] * w[h + i] }
+    }
+
+    /// The gain control on the hop just processed: its level and the voice
+    /// test go in, the gain ramps from the last hop's to the new one.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on preallocated buffers.
+    @_noLocks
+    private func applyLevelControl(channel c: Int) {
+        let h = hopLength, wet = processed
+        var sum: Float = 0
+        for i in 0..<h { sum += wet[i] * wet[i] }
+        var band: Float = 0
+        for k in speechBins { band += power[k] }
+        let bins = speechBins
+        let noise = suppressorReferences?[c]._withUnsafeGuaranteedRef { $0.noisePower(bins: bins) } ?? 0
+        let voiced = band > Self.voicedOverNoise * noise
+        let start = levelGains[c]
+        let end = levelControls[c].update(meanSquare: sum / Float(h), voiced: voiced)
+        levelGains[c] = end
+        let step = (end - start) / Float(h)
+        for i in 0..<h { wet[i] *= start + Float(i + 1) * step }
     }
 }

@@ -25,7 +25,7 @@ enum BenchCommand {
       --no-sox           skip the sox comparison
       --nodes            also time each node of the chain alone
       --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
-      --no-voice-processing  every stage on but speexdsp's voice processing, by far the dearest
+      --no-voice-processing  every stage on but voice processing, the dearest
       --howl             only the howl guard: added stable gain and detection
                          time in the feedback simulator (--seconds 4…600: run length,
                          default 12; no other option goes with it)

@@ -85,8 +85,8 @@ enum LiveCommand {
       --gate-threshold DB    where the gate opens, −80…0 dBFS (default −50)
       --compressor           compressor (3:1 above −24 dB, soft knee) with make-up gain (key c)
       --makeup DB            the compressor's make-up gain, −12…24 dB (default 6)
-      --voice-processing     speexdsp noise suppression and automatic gain control,
-                             adds 20 ms (key v)
+      --voice-processing     spectral noise suppression and automatic gain control,
+                             adds 10.7 ms at 48 kHz (key v)
 
     presets (NAME.preset in $XDG_CONFIG_HOME/busker, else ~/.config/busker; see docs/presets.md):
       --preset NAME          start with a saved preset's strips, bus and MIDI mapping; options

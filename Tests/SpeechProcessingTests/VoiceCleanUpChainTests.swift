@@ -10,7 +10,7 @@ import Synchronization
 import XCTest
 
 /// The whole live voice chain with every clean-up stage in it: voice
-/// processing (speexdsp), noise gate and compressor, as `busker live
+/// processing, noise gate and compressor, as `busker live
 /// --voice-processing --gate --compressor` builds it.
 final class VoiceCleanUpChainTests: XCTestCase {
     private let rate = 48_000.0
@@ -55,8 +55,9 @@ final class VoiceCleanUpChainTests: XCTestCase {
         engine.releaseAll()
     }
 
-    /// The chain's reported latency (voice processing's two frames plus the
-    /// limiter's look-ahead) is the delay an impulse takes through it.
+    /// The chain's reported latency (voice processing's one 512-frame window
+    /// at 48 kHz plus the limiter's 1 ms look-ahead) is the delay an impulse
+    /// takes through it.
     func testChainLatencyIsTheMeasuredDelay() throws {
         var s = LiveSettings()
         s.strips[0].voiceProcessing = false  // in the chain, switched off: a pure delay of the same length
@@ -72,7 +73,7 @@ final class VoiceCleanUpChainTests: XCTestCase {
         engine.render(input: input.block(frames: frames), output: output.block(frames: frames))
         let peak = (0..<frames).max { abs(output[0][$0]) < abs(output[0][$1]) }!
         print("voice chain with voice processing: reported latency \(chain.latencyFrames) frames, impulse peak at \(peak)")
-        XCTAssertEqual(chain.latencyFrames, 960 + 48)
+        XCTAssertEqual(chain.latencyFrames, 512 + 48)
         XCTAssertEqual(peak, chain.latencyFrames)
         engine.releaseAll()
     }

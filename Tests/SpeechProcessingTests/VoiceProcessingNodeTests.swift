@@ -7,8 +7,9 @@ import FileIO
 import SpeechProcessing
 import XCTest
 
-/// speexdsp's voice processing measured on a real voice: the ALSA test
-/// recording "Front Center" (48 kHz mono), with noise added.
+/// Voice processing (spectral noise suppression and gain control) measured on
+/// a real voice: the ALSA test recording "Front Center" (48 kHz mono), with
+/// noise added.
 final class VoiceProcessingNodeTests: XCTestCase {
     static let rate = 48_000
     static let voicePath = "/usr/share/sounds/alsa/Front_Center.wav"
@@ -62,6 +63,52 @@ final class VoiceProcessingNodeTests: XCTestCase {
         XCTAssertEqual(outDB, -24, accuracy: 3)
     }
 
+    /// The gain control brings a loud voice (the phrase at −8 dBFS RMS) down
+    /// to its −24 dBFS target, within 3 dB.
+    func testAutomaticGainControlLowersALoudVoice() throws {
+        let voice = try loadVoice()
+        let gap = Int(0.3 * Double(Self.rate)), times = 4
+        let scale = powf(10, (-8 - rmsDB(voice[...])) / 20)
+        let input = repeated(voice, times: times, gapSeconds: 0.3).map { $0 * scale }
+        let node = VoiceProcessingNode(noiseSuppression: false, agcTargetDBFS: -24)
+        let out = render(node, input)
+        let start = (times - 1) * (gap + voice.count) + gap, d = node.latencyFrames
+        let inDB = rmsDB(input[start..<start + voice.count])
+        let outDB = rmsDB(out[(start + d)..<min(out.count, start + d + voice.count)])
+        print("voice processing AGC: loud voice \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS (target −24)")
+        XCTAssertEqual(outDB, -24, accuracy: 3)
+    }
+
+    /// Noise alone never counts as voice: with the gain control on, 6 s of
+    /// pink noise at −50 dBFS come out at least 20 dB quieter (the suppressor
+    /// holds it 25 dB down; the gain control, which may add 30 dB, adds nothing).
+    func testTheGainControlNeverRaisesNoiseAlone() {
+        let noise = VoiceTestSignals.noise(.pink, frames: 6 * Self.rate, seed: 11)
+        let scale = powf(10, (-50 - rmsDB(noise[...])) / 20)
+        let input = noise.map { $0 * scale }
+        let node = VoiceProcessingNode()
+        let out = render(node, input)
+        let last = (3 * Self.rate)..<(6 * Self.rate)
+        let inDB = rmsDB(input[last]), outDB = rmsDB(out[last])
+        print("voice processing on noise alone: \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS")
+        XCTAssertLessThan(outDB, inDB - 20)
+    }
+
+    /// With both stages off inside the transform (noise suppression and gain
+    /// control off, the node on), the analysis and resynthesis give back the
+    /// input, delayed by the frame, to within 1e-5 (−100 dBFS): the windows
+    /// add up to exactly one and the transforms invert each other.
+    func testTheTransformAloneGivesBackTheInput() throws {
+        let voice = try loadVoice()
+        let node = VoiceProcessingNode(noiseSuppression: false, automaticGainControl: false)
+        let out = render(node, voice, blockSize: 100)
+        let d = node.latencyFrames
+        let error = (d..<voice.count).map { abs(out[$0] - voice[$0 - d]) }.max()!
+        print("voice processing, transform alone: largest difference from the delayed input \(error)")
+        XCTAssertLessThan(error, 1e-5)
+        XCTAssertGreaterThan(voice.map { abs($0) }.max()!, 0.1, "the voice is loud enough for the bound to mean something")
+    }
+
     private func rmsDB(_ x: ArraySlice<Float>) -> Float {
         Float(10 * log10(x.reduce(0.0) { $0 + Double($1 * $1) } / Double(x.count)))
     }
@@ -100,7 +147,7 @@ final class VoiceProcessingNodeTests: XCTestCase {
         }
     }
 
-    /// Switching while running crossfades over one frame: on a steady tone no
+    /// Switching while running crossfades over one hop: on a steady tone no
     /// sample steps further than the tone itself moves between samples (a hard
     /// switch between the plain and the processed signal would step by up to
     /// their difference), and once off again the output is the input, delayed.
@@ -117,14 +164,14 @@ final class VoiceProcessingNodeTests: XCTestCase {
         let d = node.latencyFrames
         let toneSlope = zip(tone, tone.dropFirst()).map { abs($1 - $0) }.max()!
         let outSlope = zip(out, out.dropFirst()).map { abs($1 - $0) }.max()!
-        // The processed half second really differs from the tone (speexdsp works on it)…
+        // The processed half second really differs from the tone (the suppressor works on it)…
         let onPart = 24_000 + d + 4_800..<48_000
         let difference = onPart.map { abs(out[$0] - tone[$0 - d]) }.max()!
         print("voice processing switching: largest step \(outSlope) (the tone's own \(toneSlope)); processed differs by up to \(difference)")
         XCTAssertGreaterThan(difference, 1e-3)
         // …yet no switch steps.
         XCTAssertLessThanOrEqual(outSlope, toneSlope * 1.05)
-        // Off again (third half second, after the crossfade frame): the input, delayed, exactly.
+        // Off again (third half second, after the crossfade hop): the input, delayed, exactly.
         let offPart = 48_000 + d + 480..<72_000
         XCTAssertTrue(offPart.allSatisfy { out[$0] == tone[$0 - d] })
     }

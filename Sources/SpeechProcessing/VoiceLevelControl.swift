@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DSP
+
+/// One channel's automatic gain control for a voice: it follows the level of
+/// the voice (only in hops the caller judges to hold voice, so pauses and the
+/// noise between phrases neither raise nor lower it) and moves the gain so the
+/// voice's level meets the target, slowly up and faster down.
+///
+/// - The voice's level: the mean square of the hops of a phrase (voiced hops
+///   and the `phraseHangSeconds` after each, so the short pauses between words
+///   count, as they do in a spoken phrase's RMS), averaged over about a second
+///   (`levelSeconds`).
+/// - The gain: within `−maxCutDB...maxGainDB`; it rises at most `riseDBPerSecond`
+///   and only within a phrase, and falls at most `fallDBPerSecond`.
+///
+/// - Realtime: all of it is safe (plain stored values, no allocation).
+public struct VoiceLevelControl {
+    public static let levelSeconds = 1.0
+    public static let phraseHangSeconds = 0.25
+    public static let riseDBPerSecond: Float = 8
+    public static let fallDBPerSecond: Float = 24
+    /// The most it lowers a loud voice, dB.
+    public static let maxCutDB: Float = 20
+
+    /// The level it brings the voice to, dBFS RMS.
+    public let targetDBFS: Float
+    /// The most it raises a quiet voice, dB.
+    public let maxGainDB: Float
+    private let levelFactor: Float
+    private let riseStep: Float
+    private let fallStep: Float
+    private let hangHops: Int
+    /// Hops left in the phrase since the last voiced one.
+    private var hangLeft = 0
+    /// The voice's mean square; 0 until the first voiced hop.
+    private var level: Float = 0
+    /// The gain now, dB.
+    public private(set) var gainDB: Float = 0
+
+    /// - Parameters:
+    ///   - targetDBFS: the voice's level to aim at.
+    ///   - maxGainDB: the most gain it may add.
+    ///   - hopSeconds: the time between calls to `update`.
+    public init(targetDBFS: Float, maxGainDB: Float, hopSeconds: Double) {
+        self.targetDBFS = targetDBFS
+        self.maxGainDB = max(0, maxGainDB)
+        levelFactor = Float(exp(-hopSeconds / Self.levelSeconds))
+        riseStep = Self.riseDBPerSecond * Float(hopSeconds)
+        fallStep = Self.fallDBPerSecond * Float(hopSeconds)
+        hangHops = Int((Self.phraseHangSeconds / hopSeconds).rounded())
+    }
+
+    /// Takes one hop's mean square and whether it held voice; returns the gain
+    /// for the end of the hop, linear.
+    /// - Thread: audio (one at a time)
+    /// - Realtime: safe. Arithmetic only.
+    @_noLocks
+    public mutating func update(meanSquare: Float, voiced: Bool) -> Float {
+        if voiced { hangLeft = hangHops + 1 }
+        let inPhrase = hangLeft > 0
+        if inPhrase { hangLeft -= 1 }
+        if inPhrase {
+            level = level > 0 ? levelFactor * level + (1 - levelFactor) * meanSquare : meanSquare
+        }
+        if level > 0 {
+            let wanted = max(-Self.maxCutDB, min(maxGainDB, targetDBFS - fastPowerDecibels(level)))
+            if wanted > gainDB {
+                if inPhrase { gainDB = min(wanted, gainDB + riseStep) }
+            } else {
+                gainDB = max(wanted, gainDB - fallStep)
+            }
+        }
+        return fastSampleGain(decibels: gainDB)
+    }
+}
