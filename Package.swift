@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// The targets, their dependencies and the threads are drawn in
 /// docs/architecture.md. In short, from the bottom up:
-/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP, CJACK, CEBUR128, CLiblo
+/// - C system libraries: CALSA, CFluidSynth, CSndFile, CSampleRate, CSpeexDSP (tests only), CJACK, CEBUR128, CLiblo
 ///   (pkg-config, Debian -dev packages); CRealtimeSupport: static inline
 ///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
 /// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and

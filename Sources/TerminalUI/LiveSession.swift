@@ -216,7 +216,7 @@ public final class LiveSession {
         case .character("n"), .character("N"): strip.noiseGate.toggle()
         case .character("c"), .character("C"): strip.compressor.toggle()
         case .character("v"), .character("V"):
-            // Only when started with --voice-processing: the node (and its 20 ms) is not carried otherwise.
+            // Only when started with --voice-processing: the node (and its 10.7 ms) is not carried otherwise.
             guard chain.strips[selectedStrip].voiceProcessor != nil else { return true }
             strip.voiceProcessing.toggle()
         default: return true
