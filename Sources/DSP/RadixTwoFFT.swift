@@ -8,7 +8,7 @@ import Darwin
 /// decimation in time (Cooley–Tukey), with the twiddle factors and the
 /// bit-reversal permutation computed once at init, so a transform touches
 /// only preallocated memory. The howl detector runs one every hop on the
-/// audio thread.
+/// audio thread, and `RealFFT` (voice processing) two.
 ///
 /// - Realtime: `init` allocates (control thread); everything else is safe.
 public final class RadixTwoFFT {
@@ -85,7 +85,6 @@ public final class RadixTwoFFT {
     @_noLocks
     public func transformBitReversed(real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {
         let n = size
-        var half = 1
         if n >= 4 {
             var s = 0
             while s < n {

@@ -15,14 +15,19 @@ import DSP
 ///   count, as they do in a spoken phrase's RMS), averaged over about a second
 ///   (`levelSeconds`).
 /// - The gain: within `−maxCutDB...maxGainDB`; it rises at most `riseDBPerSecond`
-///   and only within a phrase, and falls at most `fallDBPerSecond`.
+///   and only within a phrase, and falls at most `fallDBPerSecond`, or
+///   `cutDBPerSecond` while a hop would come out more than `overshootDB` over
+///   the target (a quiet singer raised 30 dB who suddenly shouts: the level's
+///   one-second average would take a second to notice).
 ///
-/// - Realtime: all of it is safe (plain stored values, no allocation).
+/// - Realtime: `init` calls libm (control thread); `update` and `restart` are safe.
 public struct VoiceLevelControl {
     public static let levelSeconds = 1.0
     public static let phraseHangSeconds = 0.25
     public static let riseDBPerSecond: Float = 8
     public static let fallDBPerSecond: Float = 24
+    public static let cutDBPerSecond: Float = 200
+    public static let overshootDB: Float = 12
     /// The most it lowers a loud voice, dB.
     public static let maxCutDB: Float = 20
 
@@ -33,6 +38,7 @@ public struct VoiceLevelControl {
     private let levelFactor: Float
     private let riseStep: Float
     private let fallStep: Float
+    private let cutStep: Float
     private let hangHops: Int
     /// Hops left in the phrase since the last voiced one.
     private var hangLeft = 0
@@ -51,6 +57,7 @@ public struct VoiceLevelControl {
         levelFactor = Float(exp(-hopSeconds / Self.levelSeconds))
         riseStep = Self.riseDBPerSecond * Float(hopSeconds)
         fallStep = Self.fallDBPerSecond * Float(hopSeconds)
+        cutStep = Self.cutDBPerSecond * Float(hopSeconds)
         hangHops = Int((Self.phraseHangSeconds / hopSeconds).rounded())
     }
 
@@ -73,7 +80,20 @@ public struct VoiceLevelControl {
             } else {
                 gainDB = max(wanted, gainDB - fallStep)
             }
+            if inPhrase && meanSquare > 1e-20 && fastPowerDecibels(meanSquare) + gainDB > targetDBFS + Self.overshootDB {
+                gainDB = max(-Self.maxCutDB, gainDB - cutStep)
+            }
         }
         return fastSampleGain(decibels: gainDB)
+    }
+
+    /// Forgets the voice's level and goes back to 0 dB (switched on again after a while).
+    /// - Thread: audio (one at a time)
+    /// - Realtime: safe
+    @_noLocks
+    public mutating func restart() {
+        level = 0
+        gainDB = 0
+        hangLeft = 0
     }
 }

@@ -12,8 +12,8 @@ import Synchronization
 /// (`VoiceLevelControl`), one of each per channel, on a short-time Fourier
 /// transform.
 ///
-/// The transform: frames of N samples (`windowLength`, the power of two
-/// nearest 10.7 ms: 512 at 44.1 and 48 kHz, 1024 at 96 kHz) every N/2 samples
+/// The transform: frames of N samples (`windowLength`: 512 at 44.1 and
+/// 48 kHz, 1024 at 96 kHz) every N/2 samples
 /// (`hopLength`), a sine window on the way in and again on the way out (their
 /// product, a Hann window, sums to exactly 1 at half overlap, so with every
 /// gain at 1 the output is the input, delayed). Input gathers into a hop; when
@@ -27,14 +27,22 @@ import Synchronization
 /// The gain control follows the cleaned voice's level in hops whose speech
 /// band (300–4000 Hz) stands more than 4.8 dB (3×) over the noise the
 /// suppressor has learnt there, and ramps its gain linearly across each hop.
-/// With noise suppression off, the transform still runs (with unit gains) to
-/// learn the noise for that test.
+/// What it adds, the suppressor's floor takes off again (the floor is divided
+/// by the gain), so the noise left between phrases is never louder than the
+/// floor makes it. With noise suppression off, the transform still runs (with
+/// unit gains) to learn the noise for that test.
 ///
 /// Switching (`isOn`) is an atomic read at each hop; the hop at which it
 /// changes crossfades linearly between the plain and the processed signal.
 /// Switching on first runs the frame before through the transform (its output
-/// discarded), so the overlap-add starts from the signal's own frames. Off,
-/// the node is a delay line (a copy per block).
+/// discarded), so the overlap-add starts from the signal's own frames, and
+/// the gain control starts again from 0 dB. Off, the output is the input
+/// delayed, and the suppressor goes on learning the noise (the forward
+/// transform only, about half the cost of on), so switching on in a street
+/// that has grown louder does not take its new noise for voice. An input
+/// sample that is not finite or is beyond ±10⁴ (80 dB over full scale:
+/// damage, not audio) is taken as 0, on or off, so it never stays in what the
+/// suppressor has learnt.
 ///
 /// Echo cancellation is deliberately not part of it: in a mic-to-speaker
 /// amplifier the far-end reference would be the speaker feed, which is the
@@ -160,7 +168,10 @@ public final class VoiceProcessingNode: AudioNode {
         set { switchedOn.store(newValue, ordering: .relaxed) }
     }
 
-    /// The transform's frame for a rate: the power of two nearest 10.7 ms.
+    /// The transform's frame for a rate: the power of two nearest 512 frames at
+    /// 48 kHz on a log scale (64 at 8 kHz, 512 at 44.1 kHz, 2048 at 192 kHz).
+    /// - Thread: any
+    /// - Realtime: safe (arithmetic)
     public static func windowLength(sampleRate: Double) -> Int {
         let ideal = max(16, sampleRate * 512 / 48_000)
         return 1 << Int(log2(ideal).rounded())
@@ -240,6 +251,7 @@ public final class VoiceProcessingNode: AudioNode {
         let outChannels = min(output.channelCount, channelCount)
         for c in outChannels..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
         let n = windowLength, h = hopLength
+        guard h > 0 else { output.clear(); return }  // not allocated
         var done = 0
         while done < frames {
             let count = min(h - position, frames - done)
@@ -248,7 +260,12 @@ public final class VoiceProcessingNode: AudioNode {
                 let out = output.channels[c] + done, from = playing + c * h + position
                 let into = history + c * (n + h) + n + position, source = input.channels[min(c, lastInput)] + done
                 for i in 0..<count { out[i] = from[i] }
-                for i in 0..<count { into[i] = source[i] }
+                // A damaged float sample (NaN, ±∞, or so large its power overflows) would stay
+                // in the noise estimate for good: silence it (NaN fails the comparison too).
+                for i in 0..<count {
+                    let v = source[i]
+                    into[i] = abs(v) <= 1e4 ? v : 0
+                }
             }
             position += count
             done += count
@@ -276,9 +293,11 @@ public final class VoiceProcessingNode: AudioNode {
                     // Switched on: the overlap left from long ago would join that old frame to
                     // this one. Run the frame before (output discarded) to start from its tail.
                     for i in 0..<h { tail[i] = 0 }
-                    transformFrame(past, channel: c, overlap: tail, suppressorLearns: true)
+                    transformFrame(past, channel: c, overlap: tail)
+                    levelControls[c].restart()
+                    levelGains[c] = 1
                 }
-                transformFrame(past + h, channel: c, overlap: tail, suppressorLearns: true)
+                transformFrame(past + h, channel: c, overlap: tail)
                 if automaticGainControl { applyLevelControl(channel: c) }
                 let wet = processed
                 if on && was {
@@ -293,6 +312,7 @@ public final class VoiceProcessingNode: AudioNode {
                 }
             } else {
                 for i in 0..<h { out[i] = plain[i] }
+                learnFrame(past + h, channel: c)
             }
             // Slide the history on by one hop.
             for i in 0..<n { past[i] = past[i + h] }
@@ -307,15 +327,16 @@ public final class VoiceProcessingNode: AudioNode {
     /// - Realtime: safe. Arithmetic on preallocated buffers.
     @_noLocks
     private func transformFrame(_ samples: UnsafeMutablePointer<Float>, channel: Int,
-                                overlap tail: UnsafeMutablePointer<Float>, suppressorLearns: Bool) {
+                                overlap tail: UnsafeMutablePointer<Float>) {
         let n = windowLength, h = hopLength, bins = h + 1
         let w = window, x = frame, re = real, im = imaginary, p = power, g = gains, wet = processed
         for i in 0..<n { x[i] = samples[i] * w[i] }
         guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
         fft._withUnsafeGuaranteedRef { $0.forward(x, real: re, imaginary: im) }
         for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
-        let suppress = noiseSuppression
-        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: suppress) }
+        // What the gain control adds, the floor takes off (it lowers nothing: at most 1).
+        let suppress = noiseSuppression, scale = automaticGainControl ? 1 / max(1, levelGains[channel]) : 1
+        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: suppress, floorScale: scale) }
         for k in 0..<bins {
             re[k] *= g[k]
             im[k] *= g[k]
@@ -323,6 +344,21 @@ public final class VoiceProcessingNode: AudioNode {
         fft._withUnsafeGuaranteedRef { $0.inverse(real: re, imaginary: im, into: x) }
         for i in 0..<h { wet[i] = tail[i] + x[i] * w[i] }
         for i in 0..<h { tail[i] = x[h + i] * w[h + i] }
+    }
+
+    /// While off: the frame's spectrum goes to the suppressor to learn from,
+    /// and no further (no gains applied, nothing transformed back).
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on preallocated buffers.
+    @_noLocks
+    private func learnFrame(_ samples: UnsafeMutablePointer<Float>, channel: Int) {
+        let n = windowLength, bins = hopLength + 1
+        let w = window, x = frame, re = real, im = imaginary, p = power, g = gains
+        guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
+        for i in 0..<n { x[i] = samples[i] * w[i] }
+        fft._withUnsafeGuaranteedRef { $0.forward(x, real: re, imaginary: im) }
+        for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
+        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: false) }
     }
 
     /// The gain control on the hop just processed: its level and the voice

@@ -94,6 +94,20 @@ final class VoiceProcessingNodeTests: XCTestCase {
         XCTAssertLessThan(outDB, inDB - 20)
     }
 
+    /// Non-finite input (a damaged float file) comes out as silence and does
+    /// not poison what the suppressor has learnt: after NaN and ±∞ samples at
+    /// 1 s, every output sample is finite and the noise is still held 20 dB down.
+    func testNonFiniteInputLeavesTheSuppressorWorking() {
+        let noise = VoiceTestSignals.noise(.pink, frames: 5 * Self.rate, seed: 5)
+        let scale = powf(10, (-40 - rmsDB(noise[...])) / 20)
+        var input = noise.map { $0 * scale }
+        for i in 0..<100 { input[Self.rate + i] = [Float.nan, .infinity, -.infinity][i % 3] }
+        let out = render(VoiceProcessingNode(), input)
+        XCTAssertTrue(out.allSatisfy(\.isFinite))
+        let last = (4 * Self.rate)..<(5 * Self.rate)
+        XCTAssertLessThan(rmsDB(out[last]), rmsDB(input[last]) - 20)
+    }
+
     /// With both stages off inside the transform (noise suppression and gain
     /// control off, the node on), the analysis and resynthesis give back the
     /// input, delayed by the frame, to within 1e-5 (−100 dBFS): the windows
@@ -107,6 +121,87 @@ final class VoiceProcessingNodeTests: XCTestCase {
         print("voice processing, transform alone: largest difference from the delayed input \(error)")
         XCTAssertLessThan(error, 1e-5)
         XCTAssertGreaterThan(voice.map { abs($0) }.max()!, 0.1, "the voice is loud enough for the bound to mean something")
+        // The same at other rates (their own frame lengths), on half-scale white noise.
+        for (rate, frame) in [(8_000, 64), (44_100, 512), (96_000, 1024), (192_000, 2048)] {
+            XCTAssertEqual(VoiceProcessingNode.windowLength(sampleRate: Double(rate)), frame)
+            let noise = VoiceTestSignals.noise(.white, frames: rate, seed: 2).map { 0.5 * $0 }
+            let node = VoiceProcessingNode(noiseSuppression: false, automaticGainControl: false)
+            let harness = MonoRenderHarness(node: node, sampleRate: Double(rate), maximumBlockSize: 128)
+            let out = harness.run(noise, blockSize: 128)
+            XCTAssertEqual(node.latencyFrames, frame)
+            let error = (frame..<noise.count).map { abs(out[$0] - noise[$0 - frame]) }.max()!
+            XCTAssertLessThan(error, 1e-5, "\(rate) Hz")
+        }
+    }
+
+    /// A held sung note is not learnt as noise: a 3 s note (220 Hz and its
+    /// harmonics, 5.5 Hz vibrato, −20 dBFS) over pink noise at −50 dBFS keeps
+    /// its level within 3 dB from its first second to its last half second.
+    func testAHeldSungNoteKeepsItsLevel() {
+        let rate = Double(Self.rate), noteStart = 3 * Self.rate, noteLength = 3 * Self.rate
+        let noise = VoiceTestSignals.noise(.pink, frames: noteStart + noteLength + Self.rate, seed: 9)
+        let noiseScale = powf(10, (-50 - rmsDB(noise[...])) / 20)
+        var phase = 0.0
+        var note = [Float](repeating: 0, count: noteLength)
+        for i in 0..<noteLength {
+            let f0 = 220 * (1 + 0.005 * sin(2 * Double.pi * 5.5 * Double(i) / rate))
+            phase += 2 * Double.pi * f0 / rate
+            var v = 0.0
+            for h in 1...12 { v += sin(Double(h) * phase) / Double(h) }
+            note[i] = Float(v)
+        }
+        let noteScale = powf(10, (-20 - rmsDB(note[...])) / 20)
+        var input = noise.map { $0 * noiseScale }
+        for i in 0..<noteLength { input[noteStart + i] += noteScale * note[i] }
+        let node = VoiceProcessingNode(automaticGainControl: false)
+        let out = render(node, input)
+        let d = node.latencyFrames
+        func window(_ from: Double, _ to: Double) -> ArraySlice<Float> {
+            out[(noteStart + d + Int(from * rate))..<(noteStart + d + Int(to * rate))]
+        }
+        let early = rmsDB(window(0.25, 1.0)), late = rmsDB(window(2.4, 2.9))
+        print("voice processing, a held note: \(fmt(early)) dBFS in its first second, \(fmt(late)) dBFS at its end")
+        XCTAssertEqual(late, early, accuracy: 3)
+    }
+
+    /// Off, the suppressor goes on learning: switched on after the noise has
+    /// risen by 20 dB while it was off, it holds the new noise 15 dB down
+    /// within half a second.
+    func testSwitchedOnAfterTheNoiseRoseItHoldsTheNewNoiseDown() {
+        let noise = VoiceTestSignals.noise(.pink, frames: 10 * Self.rate, seed: 4)
+        let scale = powf(10, (-60 - rmsDB(noise[...])) / 20)
+        var input = noise.map { $0 * scale }
+        for i in (4 * Self.rate)..<input.count { input[i] *= 10 }  // −40 dBFS from 4 s
+        let node = VoiceProcessingNode(isOn: true, automaticGainControl: false)
+        let harness = MonoRenderHarness(node: node, sampleRate: Double(Self.rate), maximumBlockSize: 256)
+        var out: [Float] = []
+        // On for 2 s (it learns the quiet noise), off for 6 s (the noise rises at 4 s), on again.
+        for (from, to, on) in [(0, 2, true), (2, 8, false), (8, 10, true)] {
+            node.isOn = on
+            out += harness.run(Array(input[(from * Self.rate)..<(to * Self.rate)]), blockSize: 256)
+        }
+        let d = node.latencyFrames
+        let after = (8 * Self.rate + d + Self.rate / 2)..<(10 * Self.rate)
+        let inDB = rmsDB(input[(8 * Self.rate + Self.rate / 2)..<(10 * Self.rate - d)]), outDB = rmsDB(out[after])
+        print("voice processing, switched on after the noise rose: \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS from 0.5 s on")
+        XCTAssertLessThan(outDB, inDB - 15)
+    }
+
+    /// A quiet singer raised by the gain control who suddenly sings loud is
+    /// cut within a fraction of a second: after three phrases at −50 dBFS, a
+    /// phrase at −10 dBFS comes out under −6 dBFS RMS from 0.25 s on.
+    func testTheGainControlCutsASuddenLoudVoiceFast() throws {
+        let voice = try loadVoice()
+        let gap = [Float](repeating: 0, count: Int(0.3 * Double(Self.rate)))
+        let base = rmsDB(voice[...])
+        let quiet = voice.map { $0 * powf(10, (-50 - base) / 20) }, loud = voice.map { $0 * powf(10, (-10 - base) / 20) }
+        let input = gap + quiet + gap + quiet + gap + quiet + gap + loud
+        let node = VoiceProcessingNode(noiseSuppression: false)
+        let out = render(node, input)
+        let loudStart = input.count - loud.count, d = node.latencyFrames
+        let outDB = rmsDB(out[(loudStart + d + Self.rate / 4)...])
+        print("voice processing AGC: a loud phrase after quiet ones comes out at \(fmt(outDB)) dBFS from 0.25 s on")
+        XCTAssertLessThan(outDB, -6)
     }
 
     private func rmsDB(_ x: ArraySlice<Float>) -> Float {
