@@ -44,20 +44,7 @@ final class VoiceProcessingNodeTests: XCTestCase {
     /// The gain control brings a quiet voice (the phrase at −45 dBFS RMS) up
     /// to its −24 dBFS target: at least 15 dB louder, within 3 dB of the target.
     func testAutomaticGainControlRaisesAQuietVoice() throws {
-        let voice = try loadVoice()
-        let gap = Int(0.3 * Double(Self.rate)), times = 6
-        let clean = repeated(voice, times: times, gapSeconds: 0.3)
-        let scale = powf(10, (-45 - rmsDB(voice[...])) / 20)
-        let quiet = clean.map { $0 * scale }
-        // A faint noise floor (−90 dBFS) so the input is never digital silence, as from a real mic.
-        let floorNoise = VoiceTestSignals.noise(.white, frames: quiet.count, seed: 3)
-        let input = zip(quiet, floorNoise).map { $0 + 3e-5 * $1 }
-        let node = VoiceProcessingNode(noiseSuppression: false, agcTargetDBFS: -24)
-        let out = render(node, input)
-        // The last phrase, in and out (the output shifted by the latency).
-        let start = (times - 1) * (gap + voice.count) + gap, d = node.latencyFrames
-        let inDB = rmsDB(input[start..<start + voice.count])
-        let outDB = rmsDB(out[(start + d)..<min(out.count, start + d + voice.count)])
+        let (inDB, outDB) = try lastPhraseThroughGainControl(levelDBFS: -45, times: 6)
         print("voice processing AGC: quiet voice \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS (target −24, +\(fmt(outDB - inDB)) dB)")
         XCTAssertGreaterThan(outDB - inDB, 15)
         XCTAssertEqual(outDB, -24, accuracy: 3)
@@ -66,17 +53,26 @@ final class VoiceProcessingNodeTests: XCTestCase {
     /// The gain control brings a loud voice (the phrase at −8 dBFS RMS) down
     /// to its −24 dBFS target, within 3 dB.
     func testAutomaticGainControlLowersALoudVoice() throws {
+        let (inDB, outDB) = try lastPhraseThroughGainControl(levelDBFS: -8, times: 4)
+        print("voice processing AGC: loud voice \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS (target −24)")
+        XCTAssertEqual(outDB, -24, accuracy: 3)
+    }
+
+    /// `times` phrases at `levelDBFS` RMS, 0.3 s apart, over a faint noise floor
+    /// (−90 dBFS, so the input is never digital silence, as from a real mic),
+    /// through the gain control alone (target −24 dBFS): the last phrase's level
+    /// in and out (the output shifted by the latency).
+    private func lastPhraseThroughGainControl(levelDBFS: Float, times: Int) throws -> (inDB: Float, outDB: Float) {
         let voice = try loadVoice()
-        let gap = Int(0.3 * Double(Self.rate)), times = 4
-        let scale = powf(10, (-8 - rmsDB(voice[...])) / 20)
-        let input = repeated(voice, times: times, gapSeconds: 0.3).map { $0 * scale }
+        let gap = Int(0.3 * Double(Self.rate))
+        let scale = powf(10, (levelDBFS - rmsDB(voice[...])) / 20)
+        let phrases = repeated(voice, times: times, gapSeconds: 0.3).map { $0 * scale }
+        let floorNoise = VoiceTestSignals.noise(.white, frames: phrases.count, seed: 3)
+        let input = zip(phrases, floorNoise).map { $0 + 3e-5 * $1 }
         let node = VoiceProcessingNode(noiseSuppression: false, agcTargetDBFS: -24)
         let out = render(node, input)
         let start = (times - 1) * (gap + voice.count) + gap, d = node.latencyFrames
-        let inDB = rmsDB(input[start..<start + voice.count])
-        let outDB = rmsDB(out[(start + d)..<min(out.count, start + d + voice.count)])
-        print("voice processing AGC: loud voice \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS (target −24)")
-        XCTAssertEqual(outDB, -24, accuracy: 3)
+        return (rmsDB(input[start..<start + voice.count]), rmsDB(out[(start + d)..<min(out.count, start + d + voice.count)]))
     }
 
     /// Noise alone never counts as voice: with the gain control on, 6 s of
