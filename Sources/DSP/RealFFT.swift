@@ -59,22 +59,35 @@ public final class RealFFT {
         scratchImaginary.deallocate()
     }
 
-    /// X[k] = Σ x[n] e^(−2πikn/N) for k in 0...N/2, unscaled.
+    /// X[k] = Σ x[n]·w[n] e^(−2πikn/N) for k in 0...N/2, unscaled.
     /// - Parameters:
-    ///   - frame: N samples; read only.
+    ///   - frame: N samples x[n]; read only.
+    ///   - window: N values w[n] the frame is multiplied by on the way in (nil: all 1).
     ///   - real, imaginary: N/2 + 1 values each, written.
     /// - Thread: one at a time (the object's scratch)
     /// - Realtime: safe. Arithmetic on preallocated memory only.
     @_noLocks
-    public func forward(_ frame: UnsafePointer<Float>, real: UnsafeMutablePointer<Float>,
-                        imaginary: UnsafeMutablePointer<Float>) {
+    public func forward(_ frame: UnsafePointer<Float>, window: UnsafePointer<Float>? = nil,
+                        real: UnsafeMutablePointer<Float>, imaginary: UnsafeMutablePointer<Float>) {
         let m = size / 2
         let zr = scratchReal, zi = scratchImaginary
-        for n in 0..<m {
-            zr[n] = frame[2 * n]
-            zi[n] = frame[2 * n + 1]
+        halfReference._withUnsafeGuaranteedRef { half in
+            // Packed straight into bit-reversed order, which saves the transform's permutation pass.
+            if let w = window {
+                for n in 0..<m {
+                    let r = half.bitReversedIndex(n)
+                    zr[r] = frame[2 * n] * w[2 * n]
+                    zi[r] = frame[2 * n + 1] * w[2 * n + 1]
+                }
+            } else {
+                for n in 0..<m {
+                    let r = half.bitReversedIndex(n)
+                    zr[r] = frame[2 * n]
+                    zi[r] = frame[2 * n + 1]
+                }
+            }
+            half.transformBitReversed(real: zr, imaginary: zi)
         }
-        halfReference._withUnsafeGuaranteedRef { $0.transform(real: zr, imaginary: zi) }
         // DC and Nyquist: Z[0] = E[0] + i·O[0], with E and O real there.
         real[0] = zr[0] + zi[0]; imaginary[0] = 0
         real[m] = zr[0] - zi[0]; imaginary[m] = 0
@@ -90,18 +103,21 @@ public final class RealFFT {
         }
     }
 
-    /// The inverse: N samples x[n] = (1/N) Σ X[k] e^(2πikn/N) from the N/2 + 1
-    /// bins of a real frame's spectrum (the other half taken as their conjugates).
+    /// The inverse: N samples x[n]·w[n], x[n] = (1/N) Σ X[k] e^(2πikn/N), from
+    /// the N/2 + 1 bins of a real frame's spectrum (the other half taken as
+    /// their conjugates).
     /// - Parameters:
     ///   - real, imaginary: N/2 + 1 values each; read only.
     ///   - frame: N samples, written.
+    ///   - window: N values w[n] the result is multiplied by (nil: all 1).
     /// - Thread: one at a time (the object's scratch)
     /// - Realtime: safe. Arithmetic on preallocated memory only.
     @_noLocks
     public func inverse(real: UnsafePointer<Float>, imaginary: UnsafePointer<Float>,
-                        into frame: UnsafeMutablePointer<Float>) {
+                        into frame: UnsafeMutablePointer<Float>, window: UnsafePointer<Float>? = nil) {
         let m = size / 2
         let zr = scratchReal, zi = scratchImaginary
+        let half = halfReference
         for k in 0..<m {
             let ar = real[k], ai = imaginary[k], br = real[m - k], bi = -imaginary[m - k]
             // E = (X[k] + conj X[m−k]) / 2; D = (X[k] − conj X[m−k]) / 2 = e^(−2πik/N)·O.
@@ -109,16 +125,24 @@ public final class RealFFT {
             let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
             let c = cosines[k], s = sines[k]
             let or = dr * c - di * s, oi = dr * s + di * c
-            // Z = E + i·O.
-            zr[k] = er - oi
-            zi[k] = ei + or
+            // Z = E + i·O, stored in bit-reversed order for the transform.
+            let r = half._withUnsafeGuaranteedRef { $0.bitReversedIndex(k) }
+            zr[r] = er - oi
+            zi[r] = ei + or
         }
         // The forward transform with the parts swapped is the inverse, times m.
-        halfReference._withUnsafeGuaranteedRef { $0.transform(real: zi, imaginary: zr) }
+        half._withUnsafeGuaranteedRef { $0.transformBitReversed(real: zi, imaginary: zr) }
         let scale = 1 / Float(m)
-        for n in 0..<m {
-            frame[2 * n] = zr[n] * scale
-            frame[2 * n + 1] = zi[n] * scale
+        if let w = window {
+            for n in 0..<m {
+                frame[2 * n] = zr[n] * scale * w[2 * n]
+                frame[2 * n + 1] = zi[n] * scale * w[2 * n + 1]
+            }
+        } else {
+            for n in 0..<m {
+                frame[2 * n] = zr[n] * scale
+                frame[2 * n + 1] = zi[n] * scale
+            }
         }
     }
 }

@@ -328,11 +328,10 @@ public final class VoiceProcessingNode: AudioNode {
     @_noLocks
     private func transformFrame(_ samples: UnsafeMutablePointer<Float>, channel: Int,
                                 overlap tail: UnsafeMutablePointer<Float>) {
-        let n = windowLength, h = hopLength, bins = h + 1
+        let h = hopLength, bins = h + 1
         let w = window, x = frame, re = real, im = imaginary, p = power, g = gains, wet = processed
-        for i in 0..<n { x[i] = samples[i] * w[i] }
         guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
-        fft._withUnsafeGuaranteedRef { $0.forward(x, real: re, imaginary: im) }
+        fft._withUnsafeGuaranteedRef { $0.forward(samples, window: w, real: re, imaginary: im) }
         for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
         // What the gain control adds, the floor takes off (it lowers nothing: at most 1).
         let suppress = noiseSuppression, scale = automaticGainControl ? 1 / max(1, levelGains[channel]) : 1
@@ -341,9 +340,9 @@ public final class VoiceProcessingNode: AudioNode {
             re[k] *= g[k]
             im[k] *= g[k]
         }
-        fft._withUnsafeGuaranteedRef { $0.inverse(real: re, imaginary: im, into: x) }
-        for i in 0..<h { wet[i] = tail[i] + x[i] * w[i] }
-        for i in 0..<h { tail[i] = x[h + i] * w[h + i] }
+        fft._withUnsafeGuaranteedRef { $0.inverse(real: re, imaginary: im, into: x, window: w) }
+        for i in 0..<h { wet[i] = tail[i] + x[i] }
+        for i in 0..<h { tail[i] = x[h + i] }
     }
 
     /// While off: the frame's spectrum goes to the suppressor to learn from,
@@ -352,11 +351,10 @@ public final class VoiceProcessingNode: AudioNode {
     /// - Realtime: safe. Arithmetic on preallocated buffers.
     @_noLocks
     private func learnFrame(_ samples: UnsafeMutablePointer<Float>, channel: Int) {
-        let n = windowLength, bins = hopLength + 1
-        let w = window, x = frame, re = real, im = imaginary, p = power, g = gains
+        let bins = hopLength + 1
+        let w = window, re = real, im = imaginary, p = power, g = gains
         guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
-        for i in 0..<n { x[i] = samples[i] * w[i] }
-        fft._withUnsafeGuaranteedRef { $0.forward(x, real: re, imaginary: im) }
+        fft._withUnsafeGuaranteedRef { $0.forward(samples, window: w, real: re, imaginary: im) }
         for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
         suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: false) }
     }
