@@ -116,22 +116,23 @@ public final class RealFFT {
     public func inverse(real: UnsafePointer<Float>, imaginary: UnsafePointer<Float>,
                         into frame: UnsafeMutablePointer<Float>, window: UnsafePointer<Float>? = nil) {
         let m = size / 2
-        let zr = scratchReal, zi = scratchImaginary
-        let half = halfReference
-        for k in 0..<m {
-            let ar = real[k], ai = imaginary[k], br = real[m - k], bi = -imaginary[m - k]
-            // E = (X[k] + conj X[m−k]) / 2; D = (X[k] − conj X[m−k]) / 2 = e^(−2πik/N)·O.
-            let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
-            let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
-            let c = cosines[k], s = sines[k]
-            let or = dr * c - di * s, oi = dr * s + di * c
-            // Z = E + i·O, stored in bit-reversed order for the transform.
-            let r = half._withUnsafeGuaranteedRef { $0.bitReversedIndex(k) }
-            zr[r] = er - oi
-            zi[r] = ei + or
+        let zr = scratchReal, zi = scratchImaginary, cosines = cosines, sines = sines
+        halfReference._withUnsafeGuaranteedRef { half in
+            for k in 0..<m {
+                let ar = real[k], ai = imaginary[k], br = real[m - k], bi = -imaginary[m - k]
+                // E = (X[k] + conj X[m−k]) / 2; D = (X[k] − conj X[m−k]) / 2 = e^(−2πik/N)·O.
+                let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
+                let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
+                let c = cosines[k], s = sines[k]
+                let or = dr * c - di * s, oi = dr * s + di * c
+                // Z = E + i·O, stored in bit-reversed order for the transform.
+                let r = half.bitReversedIndex(k)
+                zr[r] = er - oi
+                zi[r] = ei + or
+            }
+            // The forward transform with the parts swapped is the inverse, times m.
+            half.transformBitReversed(real: zi, imaginary: zr)
         }
-        // The forward transform with the parts swapped is the inverse, times m.
-        half._withUnsafeGuaranteedRef { $0.transformBitReversed(real: zi, imaginary: zr) }
         let scale = 1 / Float(m)
         if let w = window {
             for n in 0..<m {

@@ -17,7 +17,8 @@ import Darwin
 ///   smoothing and minimum statistics", IEEE Trans. SAP, 2001); where it
 ///   stands more than `presenceRatio` above that minimum the voice is taken to
 ///   be present, and the noise estimate follows the bin's power only as far as
-///   the voice is absent. The first 0.25 s are taken as noise (their mean
+///   the voice is absent. Spectra of digital silence (under −140 dBFS) are not
+///   learnt from. The first 0.25 s of sound are taken as noise (their mean
 ///   power is the first estimate), as is usual, since a minimum needs a history.
 ///   The minimum's memory is what lets a held note stay a
 ///   note: a steady sound becomes noise only once it has lasted longer than
@@ -67,6 +68,10 @@ public final class SpectralNoiseSuppressor {
     private var windowSlot = 0
     /// Spectra taken as noise at the start, and how many have been.
     private let startupSpectra: Int
+    /// A spectrum's total power below which it is digital silence: a frame
+    /// whose mean square is under −140 dBFS (the half spectrum of N samples
+    /// holds about N²/2 times the frame's mean square).
+    private let silentSpectrumPower: Float
     private var spectraSeen = 0
 
     /// - Parameters:
@@ -87,6 +92,8 @@ public final class SpectralNoiseSuppressor {
         priorSmoothing = factor(0.79)
         minimumWindow = max(1, Int((0.75 / hopSeconds).rounded()))
         startupSpectra = max(1, Int((0.25 / hopSeconds).rounded()))
+        let n = Float(2 * (binCount - 1))
+        silentSpectrumPower = 0.5 * n * n * 1e-14
         func buffer() -> UnsafeMutablePointer<Float> {
             let b = UnsafeMutablePointer<Float>.allocate(capacity: binCount)
             b.initialize(repeating: 0, count: binCount)
@@ -109,16 +116,21 @@ public final class SpectralNoiseSuppressor {
     ///   - power: |X[k]|² of each bin; read only.
     ///   - gains: written, one per bin, in floor...1; all 1 when `suppress` is false.
     ///   - suppress: whether to compute gains (off, it still learns the noise).
-    ///   - floorScale: in 0...1, the lowest gain this time is `floorGain` times
-    ///     it (a caller that raises the signal afterwards lowers the floor as much,
-    ///     so the residual noise stays where `floorGain` puts it).
     /// - Thread: audio (one at a time)
     /// - Realtime: safe. Arithmetic on preallocated memory only.
     @_noLocks
-    public func process(power: UnsafePointer<Float>, gains: UnsafeMutablePointer<Float>, suppress: Bool,
-                        floorScale: Float = 1) {
+    public func process(power: UnsafePointer<Float>, gains: UnsafeMutablePointer<Float>, suppress: Bool) {
         let count = binCount
         let tiny: Float = 1e-20
+        // Digital silence (a muted mic, a port not yet connected, a file's silent start) holds
+        // nothing to learn; learning from it would pull every estimate down to `tiny`, and the
+        // first noise after it would pass as voice for as long as the minimum remembers.
+        var total: Float = 0
+        for k in 0..<count { total += power[k] }
+        if total < silentSpectrumPower {
+            for k in 0..<count { gains[k] = 1 }
+            return
+        }
         if spectraSeen < startupSpectra {
             startUp(power: power, gains: gains, suppress: suppress)
             return
@@ -164,7 +176,7 @@ public final class SpectralNoiseSuppressor {
             for k in 0..<count { gains[k] = 1; cleanedPower[k] = max(0, power[k] - noise[k]) }
             return
         }
-        let dd = priorSmoothing, floor = floorGain * max(0, min(1, floorScale)), floorSquared = floorGain * floorGain
+        let dd = priorSmoothing, floor = floorGain, floorSquared = floor * floor
         for k in 0..<count {
             let inverseNoise = 1 / noise[k]
             let posterior = power[k] * inverseNoise

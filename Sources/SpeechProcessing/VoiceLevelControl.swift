@@ -19,6 +19,10 @@ import DSP
 ///   `cutDBPerSecond` while a hop would come out more than `overshootDB` over
 ///   the target (a quiet singer raised 30 dB who suddenly shouts: the level's
 ///   one-second average would take a second to notice).
+/// - Between phrases it adds nothing: the gain applied falls to at most 0 dB
+///   (at `closeDBPerSecond`, once the phrase's hang is over) and comes back at
+///   `openDBPerSecond` at the next voiced hop, so the noise of the pauses is
+///   not raised by what the voice needs.
 ///
 /// - Realtime: `init` calls libm (control thread); `update` and `restart` are safe.
 public struct VoiceLevelControl {
@@ -27,25 +31,31 @@ public struct VoiceLevelControl {
     public static let riseDBPerSecond: Float = 8
     public static let fallDBPerSecond: Float = 24
     public static let cutDBPerSecond: Float = 200
+    public static let openDBPerSecond: Float = 1500
+    public static let closeDBPerSecond: Float = 300
     public static let overshootDB: Float = 12
     /// The most it lowers a loud voice, dB.
     public static let maxCutDB: Float = 20
 
     /// The level it brings the voice to, dBFS RMS.
     public let targetDBFS: Float
-    /// The most it raises a quiet voice, dB.
+    /// The most it raises a quiet voice, dB (0…60).
     public let maxGainDB: Float
     private let levelFactor: Float
     private let riseStep: Float
     private let fallStep: Float
     private let cutStep: Float
+    private let openStep: Float
+    private let closeStep: Float
     private let hangHops: Int
     /// Hops left in the phrase since the last voiced one.
     private var hangLeft = 0
     /// The voice's mean square; 0 until the first voiced hop.
     private var level: Float = 0
-    /// The gain now, dB.
+    /// The gain the voice needs, dB.
     public private(set) var gainDB: Float = 0
+    /// The gain applied now, dB: `gainDB` within a phrase, at most 0 dB between phrases.
+    public private(set) var appliedDB: Float = 0
 
     /// - Parameters:
     ///   - targetDBFS: the voice's level to aim at.
@@ -53,11 +63,13 @@ public struct VoiceLevelControl {
     ///   - hopSeconds: the time between calls to `update`.
     public init(targetDBFS: Float, maxGainDB: Float, hopSeconds: Double) {
         self.targetDBFS = targetDBFS
-        self.maxGainDB = max(0, maxGainDB)
+        self.maxGainDB = max(0, min(60, maxGainDB))
         levelFactor = Float(exp(-hopSeconds / Self.levelSeconds))
         riseStep = Self.riseDBPerSecond * Float(hopSeconds)
         fallStep = Self.fallDBPerSecond * Float(hopSeconds)
         cutStep = Self.cutDBPerSecond * Float(hopSeconds)
+        openStep = Self.openDBPerSecond * Float(hopSeconds)
+        closeStep = Self.closeDBPerSecond * Float(hopSeconds)
         hangHops = Int((Self.phraseHangSeconds / hopSeconds).rounded())
     }
 
@@ -84,7 +96,9 @@ public struct VoiceLevelControl {
                 gainDB = max(-Self.maxCutDB, gainDB - cutStep)
             }
         }
-        return fastSampleGain(decibels: gainDB)
+        let aim = inPhrase ? gainDB : min(gainDB, 0)
+        appliedDB = aim > appliedDB ? min(aim, appliedDB + openStep) : max(aim, appliedDB - closeStep)
+        return fastSampleGain(decibels: appliedDB)
     }
 
     /// Forgets the voice's level and goes back to 0 dB (switched on again after a while).
@@ -94,6 +108,7 @@ public struct VoiceLevelControl {
     public mutating func restart() {
         level = 0
         gainDB = 0
+        appliedDB = 0
         hangLeft = 0
     }
 }

@@ -27,9 +27,8 @@ import Synchronization
 /// The gain control follows the cleaned voice's level in hops whose speech
 /// band (300–4000 Hz) stands more than 4.8 dB (3×) over the noise the
 /// suppressor has learnt there, and ramps its gain linearly across each hop.
-/// What it adds, the suppressor's floor takes off again (the floor is divided
-/// by the gain), so the noise left between phrases is never louder than the
-/// floor makes it. With noise suppression off, the transform still runs (with
+/// Between phrases it adds nothing, so the noise left in the pauses stays
+/// where the suppressor puts it. With noise suppression off, the transform still runs (with
 /// unit gains) to learn the noise for that test.
 ///
 /// Switching (`isOn`) is an atomic read at each hop; the hop at which it
@@ -38,7 +37,7 @@ import Synchronization
 /// discarded), so the overlap-add starts from the signal's own frames, and
 /// the gain control starts again from 0 dB. Off, the output is the input
 /// delayed, and the suppressor goes on learning the noise (the forward
-/// transform only, about half the cost of on), so switching on in a street
+/// transform and the noise estimate, not the gains or the inverse), so switching on in a street
 /// that has grown louder does not take its new noise for voice. An input
 /// sample that is not finite or is beyond ±10⁴ (80 dB over full scale:
 /// damage, not audio) is taken as 0, on or off, so it never stays in what the
@@ -293,9 +292,9 @@ public final class VoiceProcessingNode: AudioNode {
                     // Switched on: the overlap left from long ago would join that old frame to
                     // this one. Run the frame before (output discarded) to start from its tail.
                     for i in 0..<h { tail[i] = 0 }
-                    transformFrame(past, channel: c, overlap: tail)
                     levelControls[c].restart()
                     levelGains[c] = 1
+                    transformFrame(past, channel: c, overlap: tail)
                 }
                 transformFrame(past + h, channel: c, overlap: tail)
                 if automaticGainControl { applyLevelControl(channel: c) }
@@ -333,9 +332,8 @@ public final class VoiceProcessingNode: AudioNode {
         guard let fft = fftReference, let suppressor = suppressorReferences?[channel] else { return }
         fft._withUnsafeGuaranteedRef { $0.forward(samples, window: w, real: re, imaginary: im) }
         for k in 0..<bins { p[k] = re[k] * re[k] + im[k] * im[k] }
-        // What the gain control adds, the floor takes off (it lowers nothing: at most 1).
-        let suppress = noiseSuppression, scale = automaticGainControl ? 1 / max(1, levelGains[channel]) : 1
-        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: suppress, floorScale: scale) }
+        let suppress = noiseSuppression
+        suppressor._withUnsafeGuaranteedRef { $0.process(power: p, gains: g, suppress: suppress) }
         for k in 0..<bins {
             re[k] *= g[k]
             im[k] *= g[k]

@@ -41,6 +41,27 @@ final class RealFFTTests: XCTestCase {
         }
     }
 
+    /// The windows go on sample for sample: with a random (asymmetric) window
+    /// w, `forward(x, window: w)` is `forward(x·w)` and `inverse(X, window: w)`
+    /// is `inverse(X)·w`, to the last bit (the same products in the same order).
+    func testWindowsApplySampleForSample() {
+        var generator = SystemRandomNumberGenerator()
+        for size in [8, 256] {
+            let fft = RealFFT(size: size)
+            let x = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
+            let w = (0..<size).map { _ in Float.random(in: 0...1, using: &generator) }
+            var re = [Float](repeating: 0, count: fft.binCount), im = re, re2 = re, im2 = re
+            fft.forward(x, window: w, real: &re, imaginary: &im)
+            fft.forward(zip(x, w).map { $0 * $1 }, real: &re2, imaginary: &im2)
+            XCTAssertEqual(re, re2, "size \(size)")
+            XCTAssertEqual(im, im2, "size \(size)")
+            var windowed = [Float](repeating: 0, count: size), plain = windowed
+            fft.inverse(real: re, imaginary: im, into: &windowed, window: w)
+            fft.inverse(real: re, imaginary: im, into: &plain)
+            XCTAssertEqual(windowed, zip(plain, w).map { $0 * $1 }, "size \(size)")
+        }
+    }
+
     /// A cosine on bin 5 of 64 lands in bin 5 alone, with half the frame's length as its height.
     func testACosineOnABinLandsInThatBin() {
         let size = 64

@@ -104,6 +104,47 @@ final class VoiceProcessingNodeTests: XCTestCase {
         XCTAssertLessThan(rmsDB(out[last]), rmsDB(input[last]) - 20)
     }
 
+    /// Digital silence teaches the suppressor nothing: after 3 s of zeros (a
+    /// muted mic, a port connected late), pink noise at −50 dBFS is held at
+    /// least 20 dB down from its second second on, and the gain control,
+    /// which may add 30 dB, does not take it for voice.
+    func testNoiseAfterDigitalSilenceIsHeldDown() {
+        let noise = VoiceTestSignals.noise(.pink, frames: 3 * Self.rate, seed: 12)
+        let scale = powf(10, (-50 - rmsDB(noise[...])) / 20)
+        let input = [Float](repeating: 0, count: 3 * Self.rate) + noise.map { $0 * scale }
+        let out = render(VoiceProcessingNode(), input)
+        let last = (5 * Self.rate)..<(6 * Self.rate)
+        let inDB = rmsDB(input[last]), outDB = rmsDB(out[last])
+        print("voice processing, noise after 3 s of digital silence: \(fmt(inDB)) dBFS → \(fmt(outDB)) dBFS")
+        XCTAssertLessThan(outDB, inDB - 20)
+    }
+
+    /// The gain control adds nothing between phrases: a quiet voice at −55 dBFS
+    /// in pink noise at −75 dBFS, raised by the gain control's full 30 dB,
+    /// leaves the pauses between its phrases at least 23 dB under the input's
+    /// noise (the suppressor's floor is 25 dB; with the voice's gain kept on
+    /// through the pauses they measured 4.7 dB under).
+    func testTheNoiseBetweenPhrasesStaysDownWhateverTheGainControlAdds() throws {
+        let voice = try loadVoice()
+        let gapSeconds = 1.5, times = 6, gap = Int(gapSeconds * Double(Self.rate))
+        let phrases = repeated(voice, times: times, gapSeconds: gapSeconds)
+        let voiceScale = powf(10, (-55 - rmsDB(voice[...])) / 20)
+        let noise = VoiceTestSignals.noise(.pink, frames: phrases.count, seed: 13)
+        let noiseScale = powf(10, (-75 - rmsDB(noise[...])) / 20)
+        let input = zip(phrases, noise).map { voiceScale * $0 + noiseScale * $1 }
+        let node = VoiceProcessingNode()
+        let out = render(node, input)
+        // The middle of the last pause: 0.5–1.1 s after the fifth phrase ends.
+        let pauseStart = (times - 1) * (gap + voice.count), d = node.latencyFrames
+        let range = (pauseStart + Self.rate / 2)..<(pauseStart + Int(1.1 * Double(Self.rate)))
+        let inDB = rmsDB(input[range]), outDB = rmsDB(out[(range.lowerBound + d)..<(range.upperBound + d)])
+        let phraseStart = pauseStart + gap
+        let phraseDB = rmsDB(out[(phraseStart + d)..<min(out.count, phraseStart + d + voice.count)])
+        print("voice processing, quiet voice in noise: pauses \(fmt(inDB)) → \(fmt(outDB)) dBFS, last phrase at \(fmt(phraseDB)) dBFS")
+        XCTAssertGreaterThan(phraseDB, -55 + 20, "the gain control raised the voice")
+        XCTAssertLessThan(outDB, inDB - 23)
+    }
+
     /// With both stages off inside the transform (noise suppression and gain
     /// control off, the node on), the analysis and resynthesis give back the
     /// input, delayed by the frame, to within 1e-5 (−100 dBFS): the windows
