@@ -7,7 +7,7 @@ import Foundation
 public enum LiveRestartCommand {
     /// Options that choose the devices or files and their timing, repeated as given.
     public static let deviceOptions = ["driver", "name", "connect", "device", "input", "output", "period", "periods", "periods-ahead", "rate",
-                                       "format", "limiter-lookahead", "midi", "midi-in"]
+                                       "format", "channels", "limiter-lookahead", "midi", "midi-in"]
     public static let deviceFlags = ["no-tui", "auto-resume", "reconnect"]
 
     /// The device options of `args`, in a fixed order, each as `--name value`.

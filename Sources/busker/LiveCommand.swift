@@ -98,6 +98,8 @@ enum LiveCommand {
       -f, --sample-format, --format FMT
                              the output file's samples: \(ArgumentScanner.sampleFormatNames);
                              default S24_3LE
+      -c, --channels N       the output file's channels: 2 (default), or 1 for the bus
+                             down-mixed to mono
 
       -v, --verbose          say in detail what Busker asked the devices for and got
       -h, --help             show this help
@@ -136,6 +138,9 @@ enum LiveCommand {
             if args.string("sample-format") != nil {
                 throw CommandLineError.usage("--sample-format is for file: outputs (the take's format is --record-format)")
             }
+            if args.string("channels") != nil {
+                throw CommandLineError.usage("--channels is for file: outputs (a mono playback device gets the bus down-mixed by itself)")
+            }
             try runOnDevices(args: args, start: start, recording: recording)
         }
     }
@@ -152,6 +157,7 @@ enum LiveCommand {
             print("busker live: \(options.outputPath): \(options.sampleFormat.alsaName) at \(options.engineRate) Hz, blocks of \(options.blockSize) frames")
         }
         let report = try LiveChain.renderFile(options: options, settings: settings,
+                                               outputChannelCount: try args.int("channels", in: 1...2) ?? 2,
                                                limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds() ?? 1)
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")

@@ -50,6 +50,31 @@ final class LiveStripsCLITests: XCTestCase {
         XCTAssertEqual(rmsDB(left), rmsDB(right), accuracy: 0.5)
     }
 
+    /// `-c 1` writes a mono file: the bus down-mixed, each sample the mean of
+    /// the stereo run's left and right (within Float rounding: the master
+    /// averages before its volume, the stereo run after). `-c 3` and `-c` on a
+    /// device are one-line usage errors.
+    func testDashC1WritesTheBusDownMixedToMono() throws {
+        let input = try leftOnlyVoice()
+        let base = ["live", "--input", "file:" + input, "--format", "f32", "--inputs", "1,2", "--strip", "1:pan=-0.6"]
+        XCTAssertEqual(try runBusker(base + ["--output", "file:" + path("stereo.wav")]).status, 0)
+        let r = try runBusker(base + ["--output", "file:" + path("mono.wav"), "-c", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let mono = try SoundFileReader(path: path("mono.wav")), stereo = try SoundFileReader(path: path("stereo.wav"))
+        XCTAssertEqual(mono.channelCount, 1)
+        let m = try mono.readAll(), s = try stereo.readAll()
+        XCTAssertEqual(m.count * 2, s.count)
+        var error: Float = 0
+        for i in m.indices {
+            let mean: Float = 0.5 * (s[2 * i] + s[2 * i + 1])
+            error = max(error, abs(m[i] - mean))
+        }
+        XCTAssertGreaterThan(rmsDB(m), -40, "the voice is there")
+        XCTAssertLessThan(error, 1e-6)
+        assertOneLineError(try runBusker(base + ["--output", "file:" + path("three.wav"), "-c", "3"]), status: 2, mentioning: "--channels")
+        assertOneLineError(try runBusker(["live", "-D", "null", "-c", "1", "--no-tui"]), status: 2, mentioning: "--channels is for file: outputs")
+    }
+
     func testBadStripsAreOneLineUsageErrorsAndWriteNothing() throws {
         let base = ["live", "--input", "file:" + (try leftOnlyVoice()), "--output", "file:" + path("out.wav")]
         let cases: [([String], String)] = [

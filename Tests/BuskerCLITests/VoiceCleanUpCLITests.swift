@@ -26,7 +26,7 @@ final class VoiceCleanUpCLITests: XCTestCase {
     }
 
     /// Every clean-up stage on: the file driver removes the chain's latency
-    /// (voice processing's 20 ms and the limiter's 1 ms), so the voice comes out
+    /// (voice processing's 10.7 ms and the limiter's 1 ms), so the voice comes out
     /// where it went in (the cross-correlation peaks at lag 0).
     func testEverythingOnKeepsTheOutputAligned() throws {
         let out = path("clean.wav")

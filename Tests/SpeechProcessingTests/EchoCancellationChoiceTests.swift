@@ -65,7 +65,7 @@ final class EchoCancellationChoiceTests: XCTestCase {
         let call = cancel(voice: [Float](repeating: 0, count: farEnd.count), speaker: farEnd)
         let last = other.count / 480 * 480 - 480
         let erle = powerDB(call.mic, last: last) - powerDB(call.cleaned, last: last)
-        // 2. An amplifier: the speaker plays the mic's own voice 20 ms later (the chain with voice processing).
+        // 2. An amplifier: the speaker plays the mic's own voice 20 ms later (the loop: chain, buffers, air).
         let talker = (0..<6).flatMap { _ in gap + voice }
         let amplified = [Float](repeating: 0, count: 960) + talker.dropLast(960)
         let amp = cancel(voice: talker, speaker: amplified)
