@@ -48,6 +48,8 @@ public final class LiveChain {
 
     public let graph: AudioGraph
     public let strips: [ChannelStrip]
+    /// Each strip's last node in the graph (its boost): what the strip sends to the bus, before pan and mute.
+    public private(set) var stripOutputs: [AudioGraph.NodeID] = []
     /// One mono bus per strip: the reverb sends.
     public let sendMixer: MixerNode
     /// The bus reverb, a send effect: its output is the return.
@@ -113,13 +115,16 @@ public final class LiveChain {
 
         let busID = graph.add(busMixer)
         let sendID = graph.add(sendMixer)
+        var lastNodes: [AudioGraph.NodeID] = []
         for (index, strip) in strips.enumerated() {
             let ids = strip.nodes.map { graph.add($0) }
             try graph.connect(graph.input, to: ids[0])
             for (a, b) in zip(ids, ids.dropFirst()) { try graph.connect(a, to: b) }
             try graph.connect(ids.last!, to: busID, bus: index)
             try graph.connect(ids.last!, to: sendID, bus: index)
+            lastNodes.append(ids.last!)
         }
+        stripOutputs = lastNodes
         let reverbID = graph.add(reverb)
         try graph.connect(sendID, to: reverbID)
         try graph.connect(reverbID, to: busID, bus: returnBus)

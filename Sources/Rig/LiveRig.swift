@@ -81,12 +81,19 @@ public final class LiveRig {
         // The recording tap ends the chain: a take holds exactly what the speaker gets.
         let tap = TakeControl.makeTap(channels: chain.master.outputChannels, sampleRate: Double(granted.sampleRate))
         try tap.install(atEndOf: chain.graph)
-        // --stems: the dry mic on a side branch of the capture input (nodes off the output path still run).
+        // --stems: the dry mic on a side branch of the capture input, and each strip as processed
+        // (before pan and mute) on a branch of its last node (nodes off the output path still run).
         var stems: [TakeControl.Stem] = []
         if recording.stems {
-            let dry = TakeControl.makeTap(channels: max(1, granted.inputChannels), sampleRate: Double(granted.sampleRate), sharing: tap)
+            let rate = Double(granted.sampleRate)
+            let dry = TakeControl.makeTap(channels: max(1, granted.inputChannels), sampleRate: rate, sharing: tap)
             try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
             stems.append((name: "mic", tap: dry))
+            for (index, output) in chain.stripOutputs.enumerated() {
+                let strip = TakeControl.makeTap(channels: 1, sampleRate: rate, sharing: tap)
+                try chain.graph.connect(output, to: chain.graph.add(strip))
+                stems.append((name: "strip\(index + 1)", tap: strip))
+            }
         }
         let engine = engine
         engine.install(try chain.compile(spec: driver.processSpec))

@@ -14,7 +14,7 @@ public struct RecordingRequest {
     public var path: String?
     public var format: RecordingFormat = .wav24
     public var force = false
-    /// `--stems`: also record the dry input (busker live's mic) next to each take.
+    /// `--stems`: also record the dry input (busker live's mic) and each strip next to each take.
     public var stems = false
 
     public static let midiExtensions: Set<String> = ["mid", "midi", "kar", "rmi", "smf"]
@@ -28,7 +28,8 @@ public struct RecordingRequest {
       --record-format FMT    \(RecordingFormat.names) (default wav24)
       --force                overwrite the --record PATH (and busker play's PATH.mid) if it exists;
                              the song being played is never overwritten
-      --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav
+      --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav,
+                             and each strip as processed (before pan and mute) to TAKE-strip1.wav, …
     """
 
     /// Takes the recording options out of `arguments`.

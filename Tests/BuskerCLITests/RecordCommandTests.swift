@@ -278,8 +278,9 @@ final class RecordCommandTests: XCTestCase {
         print("file-size limit \(limitKiB) KiB: the take stopped at \(frames) frames (\(size) bytes); the audio went on")
     }
 
-    /// A file-size limit with --stems: the master (stereo) and the dry-mic
-    /// stem (stereo here) reach it about together, and whichever fails first,
+    /// A file-size limit with --stems: the master (stereo), the dry-mic stem
+    /// (stereo here) and the strip's stem (mono, so it is the last to reach
+    /// the limit) are one take: whichever fails first,
     /// the whole take ends at once: the status line says REC FAILED (never a
     /// master still counting on a stopped switch), and each file's summary
     /// says it stopped early or ended with the one that failed.
@@ -305,13 +306,13 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 1, errors)
         XCTAssertTrue(errors.hasPrefix("busker live: recording stopped: "), errors)
         let summaries = text.split(separator: "\n").filter { $0.hasPrefix("busker live: recorded ") }
-        XCTAssertEqual(summaries.count, 2, text)
+        XCTAssertEqual(summaries.count, 3, text)
         XCTAssertTrue(summaries.allSatisfy { $0.contains("STOPPED EARLY") || $0.contains("ENDED EARLY: its ") }, "\(summaries)")
-        for path in [take, folder + "/both-mic.wav"] {
+        for (path, bytesPerFrame) in [(take, 6), (folder + "/both-mic.wav", 6), (folder + "/both-strip1.wav", 3)] {
             let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
             let frames = framesLibsndfileReads(path)
             XCTAssertGreaterThan(frames, 0)
-            XCTAssertLessThan(size - frames * 6, 200, "\(path): finalized")
+            XCTAssertLessThan(size - frames * bytesPerFrame, 200, "\(path): finalized")
         }
         print("stem/master file-size limit: \(summaries.joined(separator: " | "))")
     }
@@ -368,7 +369,8 @@ final class RecordCommandTests: XCTestCase {
         print("play --record: note-on at frame \(noteOns[0]) in the MIDI file, sound from frame \(first) in the WAV (\(first - noteOns[0]) frames later)")
     }
 
-    /// busker live --record --stems: the master and the dry mic stem have the same length (one switch, one block).
+    /// busker live --record --stems: the master, the dry mic stem and the strip's
+    /// stem have the same length (one switch, one block); the strip's is mono.
     func testLiveStemsStartAndStopWithTheMaster() throws {
         let card = try VirtualSoundCardFixture(name: "busker-rec-stems")
         defer { try? card.stop() }
@@ -384,6 +386,9 @@ final class RecordCommandTests: XCTestCase {
         let master = framesLibsndfileReads(take), mic = framesLibsndfileReads(folder + "/stems-mic.wav")
         XCTAssertGreaterThanOrEqual(master, recorded)
         XCTAssertEqual(mic, master, "the stem starts and stops with the master")
+        let strip = try SoundFileReader(path: folder + "/stems-strip1.wav")
+        XCTAssertEqual(strip.channelCount, 1)
+        XCTAssertEqual(framesLibsndfileReads(folder + "/stems-strip1.wav"), master, "the strip's stem starts and stops with the master")
     }
 
     /// Ctrl-R on busker live's screen (in a pseudo-terminal, through script(1))
