@@ -138,7 +138,7 @@ public final class SpectralNoiseSuppressor {
         let a = smoothing, ap = presenceSmoothing, ad = noiseSmoothing
         spectraInWindow += 1
         // Power smoothed over three bins (¼ ½ ¼, the edges mirrored): into `local`, the edges
-        // apart so the loops below have no branches and vectorize.
+        // apart so the loops below have no branches.
         let local = localPower
         local[0] = 0.5 * power[0] + 0.5 * power[1]
         local[count - 1] = 0.5 * power[count - 1] + 0.5 * power[count - 2]
