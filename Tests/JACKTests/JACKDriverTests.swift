@@ -49,14 +49,27 @@ final class JACKDriverTests: XCTestCase {
         probe.waitForFrames(probe.capacity)
         let arrivals = probe.arrivals(upTo: probe.capacity)
         XCTAssertGreaterThanOrEqual(arrivals.count, 15)
-        // The first impulse may be sent before the patch is in place.
+        // Xruns are not asserted: the dummy server runs without real-time
+        // priority on a shared test machine, and its stalls are not Busker's.
+        // A stalled cycle is dropped whole by the server, so an impulse may
+        // go missing, but only where the server reported an xrun (stamped on
+        // its notification thread, up to a spacing later); every impulse that
+        // arrives is exact. The first may be sent before the patch is in place.
+        let xruns = probe.xruns
+        var arrived = 0
         for arrival in arrivals.dropFirst() {
-            XCTAssertEqual(arrival.delay, 64, "impulse sent at \(arrival.sent)")
+            guard let delay = arrival.delay else {
+                let stalled = xruns.contains { $0 >= arrival.sent - 64 && $0 < arrival.sent + 2 * probe.spacing }
+                XCTAssertTrue(stalled, "impulse sent at \(arrival.sent) lost with no xrun near it (xruns at \(xruns))")
+                if stalled { print("impulse sent at \(arrival.sent) lost in a stalled cycle (xruns at \(xruns))") }
+                continue
+            }
+            arrived += 1
+            XCTAssertEqual(delay, 64, "impulse sent at \(arrival.sent)")
             XCTAssertEqual(arrival.left, 0.25, accuracy: 1e-6)
             XCTAssertEqual(arrival.right, 0.25, accuracy: 1e-6)
         }
-        // Xruns are not asserted: the dummy server runs without real-time
-        // priority on a shared test machine, and its stalls are not Busker's.
+        XCTAssertGreaterThanOrEqual(arrived, arrivals.count / 2, "most impulses come back")
         XCTAssertEqual(driver.silencedCycles, 0)
     }
 

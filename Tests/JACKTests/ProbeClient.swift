@@ -21,6 +21,8 @@ final class ProbeClient: @unchecked Sendable {
     private let returnR: UnsafeMutablePointer<Float>
     /// Frames since activation (written by the process callback).
     let frames = Atomic<Int>(0)
+    /// The frame counter when the server reported each xrun (at most 64 kept).
+    private let xrunFrames = Mutex<[Int]>([])
 
     init(name: String = "probe", seconds: Double = 4, spacing: Int = 4800) throws {
         var status = jack_status_t(rawValue: 0)
@@ -42,7 +44,17 @@ final class ProbeClient: @unchecked Sendable {
             Unmanaged<ProbeClient>.fromOpaque(arg!).takeUnretainedValue().process(Int(nframes))
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
+        jack_set_xrun_callback(client, { arg in
+            let probe = Unmanaged<ProbeClient>.fromOpaque(arg!).takeUnretainedValue()
+            let now = probe.frames.load(ordering: .acquiring)
+            probe.xrunFrames.withLock { if $0.count < 64 { $0.append(now) } }
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
+
+    /// The frame counter when the server reported each xrun, read on JACK's
+    /// notification thread (so a cycle or two after the cycle it concerns).
+    var xruns: [Int] { xrunFrames.withLock { $0 } }
 
     deinit {
         returnL.deallocate()
