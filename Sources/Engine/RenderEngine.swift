@@ -12,6 +12,10 @@ import Synchronization
 ///
 /// Drivers call `render(input:output:)` from their audio thread; blocks
 /// larger than the plan's maximum are split.
+///
+/// Every block is timed (two reads of `RenderClock`, the monotonic clock): the
+/// time spent rendering against the audio time rendered is the DSP load
+/// (`RenderLoadMeter` turns it into what a screen shows).
 public final class RenderEngine: @unchecked Sendable {
     // MARK: Shared (atomics)
     /// Plans on their way to the audio thread and back.
@@ -19,6 +23,16 @@ public final class RenderEngine: @unchecked Sendable {
     /// Blocks rendered since start; lets the control thread see progress.
     private let blocksRendered = Atomic<Int>(0)
     private let swapsTaken = Atomic<Int>(0)
+    /// Time spent in `render` with a plan, nanoseconds, since start.
+    private let busyNanoseconds = Atomic<Int>(0)
+    /// The audio time those blocks hold (frames at the plan's rate), nanoseconds, since start.
+    private let audioNanoseconds = Atomic<Int>(0)
+    /// The largest share of its own audio time one block's render took since
+    /// the last `takeWorstBlockLoad()`, Float bits.
+    private let worstBlockBits = Atomic<UInt32>(0)
+
+    // MARK: Set at init
+    private let clock: RenderClock
 
     // MARK: Audio thread only
     private var current: UnsafeMutableRawPointer?
@@ -29,7 +43,10 @@ public final class RenderEngine: @unchecked Sendable {
     /// Set before the audio thread starts, never changed while it runs.
     private var cycleObserver: (any RenderCycleObserver)?
 
-    public init() {}
+    /// - Parameter clock: what blocks are timed with (tests set their own).
+    public init(clock: RenderClock = .monotonic) {
+        self.clock = clock
+    }
 
     deinit {
         releaseAll()
@@ -78,6 +95,24 @@ public final class RenderEngine: @unchecked Sendable {
     /// - Realtime: safe (an atomic load)
     public var planSwapCount: Int { swapsTaken.load(ordering: .relaxed) }
 
+    /// The time spent rendering and the audio time rendered, both in
+    /// nanoseconds, since start: their ratio over an interval is the DSP load
+    /// (the two are read one after the other, not as one).
+    /// - Thread: any
+    /// - Realtime: safe (atomic loads)
+    public var loadCounters: (busy: Int, audio: Int) {
+        (busyNanoseconds.load(ordering: .relaxed), audioNanoseconds.load(ordering: .relaxed))
+    }
+
+    /// The largest share of its own audio time any one block's render took
+    /// since the last call (1 is a whole period: the block was late), and
+    /// starts the next such maximum.
+    /// - Thread: control (one reader)
+    /// - Realtime: safe (an atomic exchange)
+    public func takeWorstBlockLoad() -> Double {
+        Double(Float(bitPattern: worstBlockBits.exchange(0, ordering: .relaxed)))
+    }
+
     /// Releases every plan, current and pending. Only once the audio thread has
     /// stopped for good (the driver joined it).
     /// - Realtime: unsafe (frees).
@@ -98,15 +133,33 @@ public final class RenderEngine: @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe
     public func render(input: AudioBlock?, output: AudioBlock) {
+        let start = clock.now()
         adoptPendingPlan()
         blocksRendered.add(1, ordering: .relaxed)
         guard let current else {
             output.clear()
             return
         }
+        let rate = renderWithPlan(current, input: input, output: output)
+        // The DSP load: this block's render time against its audio time.
+        let busy = Int(clamping: clock.now() &- start)
+        let audio = max(1, Int(Double(output.frameCount) * 1e9 / rate))
+        busyNanoseconds.add(busy, ordering: .relaxed)
+        audioNanoseconds.add(audio, ordering: .relaxed)
+        let load = Float(busy) / Float(audio)
+        if load > Float(bitPattern: worstBlockBits.load(ordering: .relaxed)) {
+            worstBlockBits.store(load.bitPattern, ordering: .relaxed)
+        }
+    }
+
+    /// Renders the block with `current`, split into the plan's blocks where
+    /// longer; returns the plan's sample rate.
+    /// - Thread: audio
+    /// - Realtime: safe
+    private func renderWithPlan(_ current: UnsafeMutableRawPointer, input: AudioBlock?, output: AudioBlock) -> Double {
         let cycleStart = sampleTime
         sampleTime += Int64(output.frameCount)
-        Unmanaged<RenderPlan>.fromOpaque(current)._withUnsafeGuaranteedRef { plan in
+        return Unmanaged<RenderPlan>.fromOpaque(current)._withUnsafeGuaranteedRef { plan in
             let maxFrames = plan.spec.maximumBlockSize
             if let cycleObserver {
                 cycleObserver.beginCycle(sampleTime: cycleStart, frameCount: output.frameCount,
@@ -114,7 +167,7 @@ public final class RenderEngine: @unchecked Sendable {
             }
             if output.frameCount <= maxFrames {
                 plan.render(input: input, output: output)
-                return
+                return plan.spec.sampleRate
             }
             var offset = 0
             while offset < output.frameCount {
@@ -129,6 +182,7 @@ public final class RenderEngine: @unchecked Sendable {
                 }
                 offset += n
             }
+            return plan.spec.sampleRate
         }
     }
 

@@ -44,8 +44,10 @@ public enum LiveScreen {
         let width = max(20, columns - 1)
         var head: [String] = []
         head.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
-        // Rate, period, round trip, the clock correction (two clocks) and xruns: wrapped between items.
-        let timing = (s.latency.components(separatedBy: " · ") + ["xruns \(s.xruns)"]).map { "\(dim)\($0)\(reset)" }
+        // Rate, period, round trip, the clock correction (two clocks), xruns and the DSP load:
+        // wrapped between items.
+        let timing = (s.latency.components(separatedBy: " · ") + ["xruns \(s.xruns)"] + (s.dspLoad.map { [$0.description] } ?? []))
+            .map { "\(dim)\($0)\(reset)" }
         head += wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
         head.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))

@@ -1,4 +1,5 @@
 import DSP
+import Engine
 import Foundation
 import Loudness
 import Rig
@@ -45,6 +46,8 @@ public final class LiveSession {
     public var osc: LiveOSCControl?
     /// The output's short-term loudness, measured here from the chain's loudness tap.
     private let loudness: ShortTermLoudness
+    /// The DSP load (the engine's render time against the audio time), per second of audio.
+    public let load: RenderLoadMeter
 
     public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
         self.chain = chain
@@ -52,6 +55,7 @@ public final class LiveSession {
         self.settings = chain.settings
         self.useTUI = useTUI
         loudness = ShortTermLoudness(tap: chain.loudnessTap)
+        load = RenderLoadMeter(engine: runner.engine)
     }
 
     /// Runs until q, SIGINT/SIGTERM or the state machine ends the session
@@ -260,6 +264,7 @@ public final class LiveSession {
         status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS
+        status.dspLoad = load.update()
         status.learning = midi?.learn.isActive ?? false
         return status
     }

@@ -1,3 +1,4 @@
+import Engine
 import FeedbackGuard
 import Foundation
 import Loudness
@@ -41,6 +42,8 @@ public struct LiveStatus {
     public var clockCorrection: ClockCorrection? = nil
     /// The output's short-term loudness (EBU R 128, last 3 s), LUFS; nil before any audio.
     public var shortTermLUFS: Double? = nil
+    /// The DSP load over the last second of audio; nil before a second has been rendered.
+    public var dspLoad: RenderLoadMeter.Reading? = nil
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
                 outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
@@ -74,6 +77,7 @@ public struct LiveStatus {
             + (shortTermLUFS.map { " · S \(LoudnessReport.format($0)) LUFS" } ?? "")
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (dspLoad.map { " · \($0.description)" } ?? "")
             + (clockCorrection.map { " · \($0.compactDescription)" } ?? "")
             + (howl.summary.isEmpty ? "" : " · \(howl.summary)")
             + (recording.map { " · \($0)" } ?? "")

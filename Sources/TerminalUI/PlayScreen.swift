@@ -20,7 +20,8 @@ public enum PlayScreen {
         let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
         var lines: [String] = []
         lines.append("\(bold)BUSKER PLAY\(reset)  \(dim)\(s.device)\(reset)")
-        lines.append("\(dim)\(s.latency) · xruns \(s.xruns)\(reset)")
+        // The xruns and the DSP load first: the line is clipped at the terminal's width.
+        lines.append("\(dim)xruns \(s.xruns)" + (s.dspLoad.map { " · \($0.description)" } ?? "") + " · \(s.latency)\(reset)")
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
         lines.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
         if let notice = s.notice { lines.append("\(dim)\(notice)\(reset)") }

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Instruments
 import MIDI
@@ -24,6 +25,8 @@ public final class PlaySession {
     private let started = Date()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
+    /// The DSP load (the engine's render time against the audio time), per second of audio.
+    public let load: RenderLoadMeter
     /// Notes and pads struck recently, with when they were last seen, so a
     /// short hit stays lit long enough to see.
     private var recentNotes: [Int: Date] = [:]
@@ -31,6 +34,7 @@ public final class PlaySession {
 
     public init(rig: InstrumentRig, sources: MIDISources, runner: SessionRunner,
          player: MIDIFilePlayer?, songName: String?, settings: VoiceSettings, useTUI: Bool) {
+        load = RenderLoadMeter(engine: runner.engine)
         self.rig = rig
         self.sources = sources
         self.runner = runner
@@ -200,7 +204,7 @@ public final class PlaySession {
             song = "\(songName) \(String(format: "%.1f / %.1f s", player.positionSeconds, length)) · \(player.state)"
                 + (player.isLooping ? " · loop" : "") + (player.tempoScale != 1 ? " · tempo ×\(player.tempoScale)" : "")
         }
-        return PlayStatus(
+        var status = PlayStatus(
             settings: settings,
             outputPeakDB: (0..<outMeter.channelCount).map { outMeter.reading(channel: $0).peakDB },
             limiterReductionDB: rig.chain.limiter.gainReductionDB,
@@ -224,6 +228,8 @@ public final class PlaySession {
             droppedMessages: dropped,
             watchdogReleases: rig.scheduler.watchdogReleaseCount,
             song: song, recording: takes?.indicator)
+        status.dspLoad = load.update()
+        return status
     }
 }
 

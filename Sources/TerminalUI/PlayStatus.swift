@@ -1,3 +1,4 @@
+import Engine
 import MIDI
 import Rig
 
@@ -37,6 +38,8 @@ public struct PlayStatus {
     public var song: String?
     /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
     public var recording: String? = nil
+    /// The DSP load over the last second of audio; nil before a second has been rendered.
+    public var dspLoad: RenderLoadMeter.Reading? = nil
 
     /// One line for `--no-tui`, printed every second.
     public var statusLine: String {
@@ -47,6 +50,7 @@ public struct PlayStatus {
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + " · vol \(String(format: "%.2f", settings.volume))"
             + " · xruns \(xruns)"
+            + (dspLoad.map { " · \($0.description)" } ?? "")
             + (song.map { " · \($0)" } ?? "")
             + (recording.map { " · \($0)" } ?? "")
     }

@@ -104,6 +104,8 @@ enum PlayCommand {
                                       songName: rig.songName, settings: settings, useTUI: useTUI)
             session.takes = rig.takes
             _ = session.run()
+            session.load.update()
+            if let load = session.load.session { print("busker play: \(load.summary)") }
         }
         try rig.finish()
     }

@@ -1,3 +1,4 @@
+import Engine
 import FeedbackGuard
 import Foundation
 import Rig
@@ -57,6 +58,7 @@ final class LiveScreenTests: XCTestCase {
         status.notice = "a device appeared: USB Audio CODEC"
         status.recording = "● REC 00:12  take-001.wav"
         status.latency = "48000 Hz · period 64 · round trip 128 frames = 2.7 ms · drift +250 ppm · now 128 fr"
+        status.dspLoad = RenderLoadMeter.Reading(average: 12.34, peak: 87.6)
         for (columns, rows) in [(80, 24), (120, 40), (100, 30)] {
             let screen = lines(LiveScreen.draw(status, columns: columns, rows: rows))
             let text = screen.joined(separator: "\n")
@@ -67,6 +69,7 @@ final class LiveScreenTests: XCTestCase {
             }
             XCTAssertTrue(text.contains("MIC  ON") && text.contains("REC 00:12"), text)
             XCTAssertTrue(text.contains("drift +250 ppm") && text.contains("xruns 0"), "two clocks' drift and the xruns at \(columns)×\(rows):\n\(text)")
+            XCTAssertTrue(text.contains("DSP 12 % (peak 88 %)"), "the DSP load at \(columns)×\(rows):\n\(text)")
         }
     }
 
@@ -90,5 +93,13 @@ final class LiveScreenTests: XCTestCase {
         XCTAssertFalse(two.statusLine.contains("ppm"), "one clock: no drift shown")
         two.clockCorrection = ClockCorrection(setPointFrames: 128, latencyFrames: 129.4, driftPPM: -251.6, sampleRate: 48000)
         XCTAssertTrue(two.statusLine.contains("xruns 0 · drift −252 ppm · now 129 fr"), two.statusLine)
+    }
+
+    /// `--no-tui` gives the DSP load once a second of audio has been measured, after the xruns.
+    func testTheStatusLineGivesTheDSPLoad() throws {
+        var loaded = try status(selected: 0)
+        XCTAssertFalse(loaded.statusLine.contains("DSP"), "no second measured yet: nothing shown")
+        loaded.dspLoad = RenderLoadMeter.Reading(average: 2.94, peak: 11.2)
+        XCTAssertTrue(loaded.statusLine.contains("xruns 0 · DSP 2.9 % (peak 11 %)"), loaded.statusLine)
     }
 }
