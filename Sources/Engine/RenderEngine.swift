@@ -141,14 +141,22 @@ public final class RenderEngine: @unchecked Sendable {
             return
         }
         let rate = renderWithPlan(current, input: input, output: output)
-        // The DSP load: this block's render time against its audio time.
-        let busy = Int(clamping: clock.now() &- start)
+        guard output.frameCount > 0 else { return }
+        // The DSP load: this block's render time against its audio time (a clock that
+        // went back counts nothing; the sums wrap rather than trap, after centuries).
+        let end = clock.now()
+        let busy = end >= start ? Int(truncatingIfNeeded: end &- start) : 0
         let audio = max(1, Int(Double(output.frameCount) * 1e9 / rate))
-        busyNanoseconds.add(busy, ordering: .relaxed)
-        audioNanoseconds.add(audio, ordering: .relaxed)
+        busyNanoseconds.wrappingAdd(busy, ordering: .relaxed)
+        audioNanoseconds.wrappingAdd(audio, ordering: .relaxed)
+        // The largest so far: a compare-exchange, so a block measured while the control
+        // thread takes the maximum is not lost (that thread is the only other writer).
         let load = Float(busy) / Float(audio)
-        if load > Float(bitPattern: worstBlockBits.load(ordering: .relaxed)) {
-            worstBlockBits.store(load.bitPattern, ordering: .relaxed)
+        var seen = worstBlockBits.load(ordering: .relaxed)
+        while load > Float(bitPattern: seen) {
+            let (exchanged, original) = worstBlockBits.compareExchange(expected: seen, desired: load.bitPattern, ordering: .relaxed)
+            if exchanged { break }
+            seen = original
         }
     }
 

@@ -1,10 +1,17 @@
+import CRealtimeSupport
+
 /// The DSP load as a screen shows it, from what `RenderEngine` measures: the
 /// share of the audio's own time the engine spent rendering it, averaged
 /// over each second of audio, and the largest share any one block took in
-/// that second. The peak is what decides whether a period is missed: near
-/// 100 %, the render no longer fits in the period and xruns follow. It is
-/// Busker's own processing only (a JACK server's DSP load adds the other
-/// clients and the driver).
+/// that second. The peak is what decides whether a period is missed: as it
+/// nears 100 %, the render no longer fits in the period and xruns follow.
+/// It is the graph's render only: not the driver's sample conversion, the
+/// two-clock resampler, the device or a JACK server's other clients.
+///
+/// When the engine renders nothing for `staleSeconds` of wall time (a device
+/// suspended or interrupted, cycles silenced), the reading goes back to nil
+/// rather than show old figures as current, and the next window starts
+/// afresh when audio is back.
 ///
 /// Control thread only: call `update()` as often as the screen refreshes;
 /// the reading changes once per window.
@@ -34,21 +41,34 @@ public final class RenderLoadMeter {
 
     private let engine: RenderEngine
     private let windowNanoseconds: Int
+    private let staleSeconds: Double
+    private let wallClock: () -> Double
     private let sessionStart: (busy: Int, audio: Int)
     private var windowStart: (busy: Int, audio: Int)
     private var windowPeak: Double = 0
-    /// The last complete window's figures; nil until one is complete.
+    private var sessionPeak: Double = 0
+    /// The audio counter at the last `update()`, and the wall time it last moved.
+    private var lastAudio: Int
+    private var lastMoved: Double
+    /// The last complete window's figures; nil until one is complete, and again
+    /// once the engine has rendered nothing for `staleSeconds`.
     public private(set) var reading: Reading?
-    /// The whole session's: the average since the meter was made, and the largest window peak.
-    public private(set) var session: Reading?
 
-    /// - Parameter windowSeconds: the audio time each reading covers.
-    public init(engine: RenderEngine, windowSeconds: Double = 1) {
-        precondition(windowSeconds > 0)
+    /// - Parameters:
+    ///   - windowSeconds: the audio time each reading covers.
+    ///   - staleSeconds: the wall time without a block after which the reading is dropped.
+    ///   - wallClock: seconds on a monotonic clock (tests pass their own).
+    public init(engine: RenderEngine, windowSeconds: Double = 1, staleSeconds: Double = 2,
+                wallClock: @escaping () -> Double = { Double(busker_monotonic_nanoseconds()) / 1e9 }) {
+        precondition(windowSeconds > 0 && staleSeconds > 0)
         self.engine = engine
         windowNanoseconds = Int(windowSeconds * 1e9)
+        self.staleSeconds = staleSeconds
+        self.wallClock = wallClock
         windowStart = engine.loadCounters
         sessionStart = windowStart
+        lastAudio = windowStart.audio
+        lastMoved = wallClock()
     }
 
     /// Takes what the engine measured since the last call; once a window's
@@ -57,16 +77,40 @@ public final class RenderLoadMeter {
     /// - Thread: control
     @discardableResult
     public func update() -> Reading? {
-        windowPeak = max(windowPeak, engine.takeWorstBlockLoad() * 100)
         let now = engine.loadCounters
+        let peak = engine.takeWorstBlockLoad() * 100
+        let time = wallClock()
+        if now.audio != lastAudio {
+            lastAudio = now.audio
+            lastMoved = time
+        } else if time - lastMoved >= staleSeconds {
+            // Nothing rendered for a while: no figures rather than old ones, and a fresh window.
+            reading = nil
+            windowStart = now
+            sessionPeak = max(sessionPeak, windowPeak, peak)
+            windowPeak = 0
+            return nil
+        }
+        windowPeak = max(windowPeak, peak)
         let audio = now.audio - windowStart.audio
         guard audio >= windowNanoseconds else { return reading }
-        let window = Reading(average: Double(now.busy - windowStart.busy) / Double(audio) * 100, peak: windowPeak)
-        reading = window
-        let total = Double(now.busy - sessionStart.busy) / Double(max(1, now.audio - sessionStart.audio)) * 100
-        session = Reading(average: total, peak: max(session?.peak ?? 0, window.peak))
+        reading = Reading(average: Double(now.busy - windowStart.busy) / Double(audio) * 100, peak: windowPeak)
+        sessionPeak = max(sessionPeak, windowPeak)
         windowStart = now
         windowPeak = 0
         return reading
+    }
+
+    /// The whole session's figures, up to now: the average since the meter was
+    /// made and the worst block, the window under way included; nil when no
+    /// audio was rendered.
+    /// - Thread: control
+    public func session() -> Reading? {
+        update()
+        let now = engine.loadCounters
+        let audio = now.audio - sessionStart.audio
+        guard audio > 0 else { return nil }
+        return Reading(average: Double(now.busy - sessionStart.busy) / Double(audio) * 100,
+                       peak: max(sessionPeak, windowPeak))
     }
 }

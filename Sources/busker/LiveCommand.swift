@@ -218,10 +218,7 @@ enum LiveCommand {
             midi.stop()
             osc?.stop()
             if let osc { print("busker live: OSC: \(osc.summary)") }
-            session.load.update()
-            if let load = session.load.session {
-                print("busker live: \(load.summary)")
-            }
+            if let load = session.load.session() { print("busker live: \(load.summary)") }
             // Last, whatever ended the session: how to get this sound back.
             defer {
                 print("busker live: start the same sound again with: "

@@ -104,8 +104,7 @@ enum PlayCommand {
                                       songName: rig.songName, settings: settings, useTUI: useTUI)
             session.takes = rig.takes
             _ = session.run()
-            session.load.update()
-            if let load = session.load.session { print("busker play: \(load.summary)") }
+            if let load = session.load.session() { print("busker play: \(load.summary)") }
         }
         try rig.finish()
     }

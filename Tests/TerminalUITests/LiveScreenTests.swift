@@ -71,6 +71,10 @@ final class LiveScreenTests: XCTestCase {
             XCTAssertTrue(text.contains("drift +250 ppm") && text.contains("xruns 0"), "two clocks' drift and the xruns at \(columns)×\(rows):\n\(text)")
             XCTAssertTrue(text.contains("DSP 12 % (peak 88 %)"), "the DSP load at \(columns)×\(rows):\n\(text)")
         }
+        // One clock, 120 columns: the DSP load joins the timing line (at 80 it wraps to the next, as above).
+        status.latency = "48000 Hz · period 64 · round trip 128 frames = 2.7 ms"
+        let wide = lines(LiveScreen.draw(status, columns: 120, rows: 40))
+        XCTAssertTrue(wide.contains { $0.contains("xruns 0") && $0.contains("DSP 12 % (peak 88 %)") }, wide.joined(separator: "\n"))
     }
 
     /// A terminal too short for everything keeps the meters and the keys and drops the tip first.
