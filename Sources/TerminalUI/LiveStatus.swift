@@ -42,7 +42,7 @@ public struct LiveStatus {
     public var clockCorrection: ClockCorrection? = nil
     /// The output's short-term loudness (EBU R 128, last 3 s), LUFS; nil before any audio.
     public var shortTermLUFS: Double? = nil
-    /// The DSP load over the last second of audio; nil before a second has been rendered.
+    /// The DSP load over the last second of audio; nil before a second has been rendered and while nothing renders.
     public var dspLoad: RenderLoadMeter.Reading? = nil
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,

@@ -38,7 +38,7 @@ public struct PlayStatus {
     public var song: String?
     /// The take's indicator (`● REC 00:12 …`) or the last word about takes; nil when none.
     public var recording: String? = nil
-    /// The DSP load over the last second of audio; nil before a second has been rendered.
+    /// The DSP load over the last second of audio; nil before a second has been rendered and while nothing renders.
     public var dspLoad: RenderLoadMeter.Reading? = nil
 
     /// One line for `--no-tui`, printed every second.
