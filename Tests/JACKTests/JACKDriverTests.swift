@@ -50,25 +50,10 @@ final class JACKDriverTests: XCTestCase {
         let arrivals = probe.arrivals(upTo: probe.capacity)
         XCTAssertGreaterThanOrEqual(arrivals.count, 15)
         // Xruns are not asserted: the dummy server runs without real-time
-        // priority on a shared test machine, and its stalls are not Busker's.
-        // A stalled cycle is dropped whole by the server, so an impulse may
-        // go missing, but only where the server reported an xrun (stamped on
-        // its notification thread, up to a spacing later); every impulse that
-        // arrives is exact. The first may be sent before the patch is in place.
-        let xruns = probe.xruns
-        var arrived = 0
-        for arrival in arrivals.dropFirst() {
-            guard let delay = arrival.delay else {
-                let stalled = xruns.contains { $0 >= arrival.sent - 64 && $0 < arrival.sent + 2 * probe.spacing }
-                XCTAssertTrue(stalled, "impulse sent at \(arrival.sent) lost with no xrun near it (xruns at \(xruns))")
-                if stalled { print("impulse sent at \(arrival.sent) lost in a stalled cycle (xruns at \(xruns))") }
-                continue
-            }
-            arrived += 1
-            XCTAssertEqual(delay, 64, "impulse sent at \(arrival.sent)")
-            XCTAssertEqual(arrival.left, 0.25, accuracy: 1e-6)
-            XCTAssertEqual(arrival.right, 0.25, accuracy: 1e-6)
-        }
+        // priority on a shared test machine, and its stalls are not Busker's;
+        // an impulse may go missing only in a cycle it reported as an xrun.
+        // The first may be sent before the patch is in place.
+        let arrived = probe.assertArrivals(Array(arrivals.dropFirst()), delay: 64, level: 0.25, cycle: 64)
         XCTAssertGreaterThanOrEqual(arrived, arrivals.count / 2, "most impulses come back")
         XCTAssertEqual(driver.silencedCycles, 0)
     }
@@ -140,10 +125,16 @@ final class JACKDriverTests: XCTestCase {
         let playback = try XCTUnwrap(probe.latencyRange(of: "system:playback_1", JackPlaybackLatency))
         print("dummy server latencies: capture \(capture), playback \(playback); \(driver.summary)")
         func check(own: Int, line: UInt = #line) {
-            let deadline = Date().addingTimeInterval(2)
-            while probe.latencyRange(of: "\(driver.clientName):out_L", JackCaptureLatency)?.max != capture.max + own && Date() < deadline {
-                usleep(10_000)
+            // The server recomputes latencies asynchronously, capture and playback in separate
+            // passes: wait for all four values.
+            func published() -> Bool {
+                let out = probe.latencyRange(of: "\(driver.clientName):out_L", JackCaptureLatency)
+                let input = probe.latencyRange(of: "\(driver.clientName):in_1", JackPlaybackLatency)
+                return out?.min == capture.min + own && out?.max == capture.max + own
+                    && input?.min == playback.min + own && input?.max == playback.max + own
             }
+            let deadline = Date().addingTimeInterval(5)
+            while !published() && Date() < deadline { usleep(10_000) }
             let out = probe.latencyRange(of: "\(driver.clientName):out_L", JackCaptureLatency)
             XCTAssertEqual(out?.min, capture.min + own, line: line)
             XCTAssertEqual(out?.max, capture.max + own, line: line)
@@ -285,11 +276,8 @@ final class JACKDriverTests: XCTestCase {
         for stretch in stretches {
             let checked = arrivals.filter { $0.sent > stretch.from && $0.sent + 4800 < stretch.to }
             XCTAssertGreaterThanOrEqual(checked.count, 10, "impulses checked at \(stretch.delay) frames")
-            for arrival in checked {
-                XCTAssertEqual(arrival.delay, stretch.delay, "impulse sent at \(arrival.sent)")
-                XCTAssertEqual(arrival.left, 0.25, accuracy: 1e-6)
-                XCTAssertEqual(arrival.right, 0.25, accuracy: 1e-6)
-            }
+            let arrived = probe.assertArrivals(checked, delay: stretch.delay, level: 0.25, cycle: stretch.delay)
+            XCTAssertGreaterThanOrEqual(arrived, checked.count / 2, "most impulses come back at \(stretch.delay) frames")
         }
         print("buffer size 64 → 256 → 64: rebuilt for \(rebuilt), \(driver.silencedCycles) cycles silenced meanwhile, notices \(runner.notices)")
     }

@@ -109,6 +109,33 @@ final class ProbeClient: @unchecked Sendable {
         return result
     }
 
+    /// Asserts that every impulse in `arrivals` came back `delay` frames late at
+    /// `level` on both sides, or went missing beside an xrun: the dummy server
+    /// without real-time priority drops a stalled cycle whole, and reports it
+    /// (stamped on its notification thread, so up to two spacings after the
+    /// cycle, which began at most `cycle` frames before the impulse).
+    /// - Returns: how many arrived.
+    @discardableResult
+    func assertArrivals(_ arrivals: [(sent: Int, delay: Int?, left: Float, right: Float)], delay: Int, level: Float,
+                        cycle: Int, file: StaticString = #filePath, line: UInt = #line) -> Int {
+        let stamps = xruns
+        var arrived = 0
+        for arrival in arrivals {
+            guard let measured = arrival.delay else {
+                let stalled = stamps.contains { $0 >= arrival.sent - cycle && $0 < arrival.sent + 2 * spacing }
+                XCTAssertTrue(stalled, "impulse sent at \(arrival.sent) lost with no xrun near it (xruns at \(stamps))",
+                              file: file, line: line)
+                if stalled { print("impulse sent at \(arrival.sent) lost in a stalled cycle (xruns at \(stamps))") }
+                continue
+            }
+            arrived += 1
+            XCTAssertEqual(measured, delay, "impulse sent at \(arrival.sent)", file: file, line: line)
+            XCTAssertEqual(arrival.left, level, accuracy: 1e-6, file: file, line: line)
+            XCTAssertEqual(arrival.right, level, accuracy: 1e-6, file: file, line: line)
+        }
+        return arrived
+    }
+
     /// The latency range another client publishes on one of its ports.
     func latencyRange(of port: String, _ mode: jack_latency_callback_mode_t) -> (min: Int, max: Int)? {
         guard let p = jack_port_by_name(client, port) else { return nil }
