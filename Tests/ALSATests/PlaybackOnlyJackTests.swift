@@ -126,8 +126,9 @@ final class PlaybackOnlyJackTests: XCTestCase {
             _ = port.send(.noteOn(channel: 0, note: UInt8(48 + step % 24), velocity: 90))
             _ = port.send(.noteOn(channel: 9, note: [36, 38, 42, 46][step % 4], velocity: 100))
             if step % 40 == 39 { _ = port.send(.controlChange(channel: 0, controller: 123, value: 0)) }
-            // Every ~0.6 s, a new synth or a new kit, loaded here and handed over.
-            if step % 60 == 30 && swaps < 4 {
+            // Every 0.75 s of audio, a new synth or a new kit, loaded here and handed over
+            // (placed by frames, not by steps, so a slow host still makes all four before the end).
+            if swaps < 4 && driver.framesProcessed >= 12_000 + (swaps + 1) * 36_000 {
                 let loadStarted = busker_monotonic_ns()
                 // The window runs 25 ms past the handover: the render thread
                 // takes the new synth or kit at its next period.
