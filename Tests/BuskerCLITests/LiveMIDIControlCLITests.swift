@@ -95,6 +95,7 @@ final class LiveMIDIControlCLITests: XCTestCase {
         let silence = best
         print("mic off for \(silence.count) ms (the footswitch was up for about 1500 ms); output \(envelope.count) ms")
         XCTAssertTrue((1000...2000).contains(silence.count), "silence of \(silence.count) ms")
+        guard silence.lowerBound - 100 > onset + 300 else { return XCTFail("no sound before the silence at \(silence) (onset \(onset) ms)") }
         let before = envelope[(onset + 300)..<(silence.lowerBound - 100)].sorted()
         let level = before[before.count / 2]
         XCTAssertGreaterThan(level, 0.01)
@@ -107,6 +108,7 @@ final class LiveMIDIControlCLITests: XCTestCase {
         XCTAssertTrue((12...20).contains(fall10 - fall90), "fall took \(fall10 - fall90) ms")
         XCTAssertTrue((12...20).contains(rise90 - rise10), "rise took \(rise90 - rise10) ms")
         // Back at the same level after the ramp.
+        guard rise90 + 50 < envelope.count else { return XCTFail("the output ends \(envelope.count - rise90) ms after the rise") }
         let after = envelope[(rise90 + 50)..<min(envelope.count, rise90 + 550)].sorted()
         let levelAfter = after[after.count / 2]
         XCTAssertEqual(20 * log10(Double(levelAfter / level)), 0, accuracy: 0.5, "the level came back")

@@ -171,10 +171,12 @@ final class LiveOSCCLITests: XCTestCase {
         let firstHigh = level(highs, (onset + 3)..<(onset + 8))
         // The volume message: both tones fall together.
         let volume = try XCTUnwrap(firstRun(from: onset + 3) { highs[$0] < firstHigh * 0.7 }, "the volume never fell")
+        guard volume - 1 > onset + 3 else { return XCTFail("the volume fell \(volume - onset) windows after the onset: no plateau before it") }
         let baseLow = level(lows, (onset + 3)..<(volume - 1)), baseHigh = level(highs, (onset + 3)..<(volume - 1))
         // The bass message: 100 Hz rises, 3 kHz stays.
         let bass = try XCTUnwrap(firstRun(from: volume + 2) { lows[$0] > level(lows, (volume + 2)..<(volume + 5)) * 1.4 },
                                  "the bass never rose")
+        guard bass - 1 > volume + 2 else { return XCTFail("the bass rose \(bass - volume) windows after the volume fell: no plateau between") }
         let volumeLow = level(lows, (volume + 2)..<(bass - 1)), volumeHigh = level(highs, (volume + 2)..<(bass - 1))
         // The mic message: silence from some window to the end.
         let lastSound = try XCTUnwrap(highs.indices.last { highs[$0] >= 1e-5 || lows[$0] >= 1e-5 })
