@@ -19,7 +19,11 @@ import Rig
 ///    in its offline default of 1024-frame blocks: the output is the same at
 ///    any block size, and larger blocks cost less per frame) against
 ///    `sox IN OUT bass +6 treble +3 reverb 30`, best of N runs each, in the
-///    same run on the same file, with the ratio.
+///    same run on the same file, with the ratio;
+/// 3. with `--nodes`, each node alone and, with sox, stage for stage: sox's
+///    `bass +6 treble +3` and `reverb 30` alone (its CPU time less that of a
+///    plain copy) against the nodes doing that work, and the whole chain's
+///    nodes against the 3× budget.
 public enum ChainBench {
     /// What `busker bench` asks for (see its help).
     public struct Options {
@@ -76,8 +80,9 @@ public enum ChainBench {
                      inMemory.realtimeFactor, inMemory.worst * 1e6, 100 * inMemory.worst / budget, budget * 1e6,
                      100 * inMemory.p999 / budget))
 
+        var nodeCosts: NodeCosts?
         if options.perNode {
-            printPerNodeCosts(channels: channels, rate: rate, period: period, settings: settings)
+            nodeCosts = printPerNodeCosts(channels: channels, rate: rate, period: period, settings: settings)
         }
 
         // 2. End to end, against sox. The runs alternate (busker, sox, busker, sox, …) so that a
@@ -121,6 +126,55 @@ public enum ChainBench {
         }
         print(String(format: "sox bass +6 treble +3 reverb 30: best of %d %.3f s = %.0f× real time", runs, soxBest, audioSeconds / soxBest))
         print(String(format: "ratio: busker is %.1f× as fast as sox on the same file", soxBest / buskerBest))
+        if let sox, let nodeCosts {
+            try printStageComparison(sox: sox, inputPath: inputPath, work: work, frames: frames, period: period,
+                                     runs: runs, strips: settings.strips.count, costs: nodeCosts)
+        }
+    }
+
+    /// Stage for stage: sox's two stages alone, each in sox's CPU time less a plain
+    /// copy's (reading and writing the file), per frame, against the nodes that do
+    /// that work in the chain; then the chain's nodes summed against 3× sox's whole run.
+    /// - Realtime: unsafe (runs processes). Control thread only.
+    static func printStageComparison(sox: String, inputPath: String, work: URL, frames: Int, period: Int,
+                                     runs: Int, strips: Int, costs: NodeCosts) throws {
+        let out = work.appendingPathComponent("sox-stage.wav").path
+        let effects: [[String]] = [[], ["bass", "+6", "treble", "+3"], ["reverb", "30"], ["bass", "+6", "treble", "+3", "reverb", "30"]]
+        var best = [Double](repeating: .infinity, count: effects.count)
+        let rounds = max(3, runs)
+        for _ in 0..<rounds {
+            for (e, effect) in effects.enumerated() {
+                let (status, seconds) = try runProcessTimingCPU(sox, [inputPath, out] + effect)
+                guard status == 0 else { throw CommandLineError.runtime("sox failed with status \(status)") }
+                best[e] = min(best[e], seconds)
+            }
+        }
+        let perFrame = 1e9 / Double(frames), block = Double(period)
+        let copy = best[0] * perFrame
+        func soxStage(_ e: Int) -> Double { max(0, best[e] * perFrame - copy) }
+        print(String(format: "stage for stage, ns per stereo frame (sox: its CPU time less a plain copy's %.0f ns; best of %d):",
+                     copy, rounds))
+        let tone = Double(strips) * costs.tone / block, soxTone = soxStage(1)
+        print(String(format: "  bass +6 treble +3: busker %.1f (its bass+treble node in %d strip(s)), sox %.1f: busker %.1f× as fast",
+                     tone, strips, soxTone, soxTone / max(tone, 1e-9)))
+        let reverb = costs.reverb / block, soxReverb = soxStage(2)
+        print(String(format: "  reverb 30: busker %.1f (its reverb node), sox %.1f: busker %.1f× as fast",
+                     reverb, soxReverb, soxReverb / max(reverb, 1e-9)))
+        let strip = costs.strip / block, bus = costs.bus / block
+        print(String(format: "  the whole chain: its nodes sum to %.0f (%d strip(s) × %.0f, of which voice processing %.0f; the bus %.0f); 3× sox's whole run leaves %.0f",
+                     Double(strips) * strip + bus, strips, strip, costs.voiceProcessing / block, bus, best[3] * perFrame / 3))
+    }
+
+    /// The per-node timings `printPerNodeCosts` sums, ns per block.
+    public struct NodeCosts {
+        /// Strip 1's nodes together (every strip costs the same)…
+        public var strip = 0.0
+        /// …of which voice processing and the bass+treble node.
+        public var voiceProcessing = 0.0
+        public var tone = 0.0
+        /// The bus's nodes together, of which the reverb.
+        public var bus = 0.0
+        public var reverb = 0.0
     }
 
     /// The benchmark's settings: a strip for each of the first two input
@@ -146,10 +200,14 @@ public enum ChainBench {
     }
 
     /// Times each node of the live chain alone on noise (strip 1's, then the bus's), so a slow node shows.
-    public static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: LiveSettings) {
+    /// - Returns: the best times per block, summed by strip and bus; nil if the chain could not be built.
+    @discardableResult
+    public static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: LiveSettings) -> NodeCosts? {
         guard let chain = try? LiveChain(inputChannelCount: channels, settings: settings),
-              (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return }
-        let nodes: [AudioNode] = chain.strips[0].nodes
+              (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return nil }
+        var costs = NodeCosts()
+        let stripNodes = chain.strips[0].nodes
+        let nodes: [AudioNode] = stripNodes
             + [chain.sendMixer, chain.reverb, chain.busMixer, chain.howlGuard, chain.master, chain.limiter, chain.outputMeter]
         let blocks = 4000
         let input = AudioBuffer(channelCount: 2, capacity: period)
@@ -175,9 +233,18 @@ public enum ChainBench {
                 }
                 ns = min(ns, Double(threadCPUNanoseconds() - t0) / Double(blocks))
             }
+            if stripNodes.contains(where: { $0 === node }) {
+                costs.strip += ns
+                if node === chain.strips[0].voiceProcessor { costs.voiceProcessing = ns }
+                if node === chain.strips[0].tone.shelves { costs.tone = ns }
+            } else {
+                costs.bus += ns
+                if node === chain.reverb { costs.reverb = ns }
+            }
             let name = node.name.padding(toLength: 14, withPad: " ", startingAt: 0)
             print(String(format: "  %@ %7.0f ns/block  %6.0f× real time", name, ns, Double(period) / Double(rate) / (ns / 1e9)))
         }
+        return costs
     }
 
     /// The calling thread's CPU time, in nanoseconds.
@@ -281,6 +348,21 @@ public enum ChainBench {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+
+    /// Runs a process to its end; returns its status and the CPU time (user and
+    /// system) it took, from the children's resource usage around it.
+    /// - Realtime: unsafe (starts a process). Control thread only; no other child may end meanwhile.
+    public static func runProcessTimingCPU(_ executable: String, _ arguments: [String]) throws -> (Int32, Double) {
+        func childrenCPU() -> Double {
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+            func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+            return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        }
+        let before = childrenCPU()
+        let status = try runProcess(executable, arguments)
+        return (status, childrenCPU() - before)
     }
 
     public static func runProcess(_ executable: String, _ arguments: [String]) throws -> Int32 {

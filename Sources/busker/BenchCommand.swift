@@ -23,7 +23,10 @@ enum BenchCommand {
       --runs N           end-to-end runs of each tool, alternating, best kept,
                          1…20 (default 3)
       --no-sox           skip the sox comparison
-      --nodes            also time each node of the chain alone
+      --nodes            also time each node of the chain alone and, with sox,
+                         stage for stage: sox's bass/treble and reverb alone
+                         against the nodes doing that work, and the chain's
+                         nodes summed against the 3× sox budget
       --no-howl-guard    time the chain with the howl guard bypassed (it is on by default)
       --no-voice-processing  every stage on but voice processing, the dearest
       --howl             only the howl guard: added stable gain and detection
