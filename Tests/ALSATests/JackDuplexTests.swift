@@ -43,6 +43,9 @@ final class JackDuplexTests: XCTestCase {
         XCTAssertEqual(driver.granted.periodFrames, 64)
         XCTAssertEqual(driver.granted.capture?.format, .float32)
         XCTAssertEqual(driver.granted.roundTripFrames, 128)
+        // Both streams are the one server's, on its one clock: no resampler, and the line says none.
+        XCTAssertNil(driver.clockCorrection, "one server's clock: no resampler")
+        XCTAssertFalse(driver.summary.contains("two clocks"), driver.summary)
         let engine = RenderEngine()
         var settings = LiveSettings()
         settings.strips[0].bassDB = 6

@@ -3,6 +3,7 @@ import CAllocationCounter
 import Engine
 import Foundation
 import RenderTestSupport
+import Rig
 import Session
 import Synchronization
 import XCTest
@@ -164,10 +165,36 @@ final class TwoClockTests: XCTestCase {
                       "the host stalled the loop into \(onStalls) xruns in \(seconds) s: \(r.xruns)")
     }
 
-    /// The render thread with the resampler active allocates nothing; the
-    /// counter's negative control is an allocation made on that thread as it
-    /// starts, after counting began.
-    func testResampledLoopDoesNotAllocate() throws {
+    /// Only two clocks get the resampler: two `null` PCMs, which ALSA cannot
+    /// link, get it, and the start-up line says so; the same two reported linked
+    /// (as one card's capture and playback are; the call table's `link` says
+    /// so here, since no PCM on this machine links) get none and say nothing of it.
+    func testOnlyUnlinkedStreamsGetTheResampler() throws {
+        var o = options(PacedClockPair(captureRate: Self.rate, playbackRate: Self.rate), seconds: 1)
+        o.calls = .live
+        let apart = try DuplexDriver(options: o)
+        defer { apart.close() }
+        XCTAssertFalse(apart.granted.linked)
+        XCTAssertNotNil(apart.clockCorrection, "two clocks: resampled")
+        XCTAssertTrue(apart.summary.contains("two clocks, resampled: drift"), apart.summary)
+
+        o.calls.link = { _, _ in 0 }
+        o.calls.unlink = { _ in 0 }
+        let linked = try DuplexDriver(options: o)
+        defer { linked.close() }
+        XCTAssertTrue(linked.granted.linked)
+        XCTAssertNil(linked.clockCorrection, "one clock: no resampler")
+        XCTAssertNil(linked.measuredFillFrames)
+        XCTAssertFalse(linked.summary.contains("two clocks"), linked.summary)
+    }
+
+    /// The render thread allocates nothing with everything on at once: the
+    /// resampler active (two clocks 250 ppm apart), the live chain with two
+    /// strips and every stage on, and MIDI control flowing (a controller
+    /// through a FIFO, applied by this test's control loop). The counter's
+    /// negative control is an allocation made on that thread as it starts,
+    /// after counting began.
+    func testResampledLoopWithTwoStripsAndMIDIControlDoesNotAllocate() throws {
         try XCTSkipIf(busker_allocation_counting_supported() == 0, "no allocation counter on this platform")
         let pair = PacedClockPair(captureRate: Self.rate * (1 - Self.ppm / 1e6), playbackRate: Self.rate)
         var o = options(pair, seconds: 8)
@@ -181,16 +208,40 @@ final class TwoClockTests: XCTestCase {
         }
         let driver = try DuplexDriver(options: o)
         defer { driver.close() }
+        var settings = try LiveSettings(commandLine: ["--inputs", "1,2", "--bass", "6", "--treble", "3", "--boost", "3",
+                                                      "--reverb", "30", "--gate", "--compressor", "--voice-processing"])
+        let chain = try LiveChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
+        XCTAssertEqual(chain.strips.count, 2)
+        XCTAssertNotNil(chain.strips[1].voiceProcessor)
+        let controller = try MIDIControllerRehearsal()
+        defer { controller.stop() }
         let engine = RenderEngine()
-        engine.install(try HalfGainNode.plan(inputChannels: 2, spec: driver.processSpec))
+        engine.install(try chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)
-        while driver.framesProcessed < 48000 && driver.stopReason == nil { usleep(1000) }
+        defer {
+            driver.close()  // the render thread stopped before the plans are freed
+            engine.releaseAll()
+        }
+        func waitFor(frames: Int) {
+            while driver.framesProcessed < frames && driver.stopReason == nil {
+                controller.pump(settings: &settings, chain: chain, engine: engine)
+                usleep(1000)
+            }
+        }
+        waitFor(frames: 48000)
         XCTAssertGreaterThan(seen.load(ordering: .relaxed), 0, "the counter catches an allocation on the render thread")
         XCTAssertNotNil(driver.clockCorrection, "the resampler is active")
         busker_allocation_counts_reset()
-        while driver.framesProcessed < 6 * 48000 && driver.stopReason == nil { usleep(1000) }
+        let delivered = controller.delivered
+        controller.resetCounts()
+        waitFor(frames: 6 * 48000)
         let allocations = busker_allocation_count(), frees = busker_free_count()
+        print("two clocks, two strips, MIDI control while counting: \(controller.delivered - delivered) messages, "
+              + "\(controller.micToggles) mic toggles, \(controller.settingsChanges) settings applied")
         XCTAssertGreaterThanOrEqual(driver.framesProcessed, 6 * 48000, "the loop kept running")
+        XCTAssertGreaterThan(controller.delivered - delivered, 100, "MIDI messages flowed")
+        XCTAssertGreaterThan(controller.micToggles, 2, "the footswitch toggled the mic")
+        XCTAssertGreaterThan(controller.settingsChanges, 10, "the faders moved the settings")
         XCTAssertEqual(allocations, 0, "heap allocations on the audio-render thread")
         XCTAssertEqual(frees, 0, "heap frees on the audio-render thread")
     }
