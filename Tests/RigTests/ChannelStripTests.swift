@@ -42,6 +42,34 @@ final class ChannelStripTests: XCTestCase {
         return out
     }
 
+    /// Renders planar `input` offline, as `busker live --input file:IN --output
+    /// file:OUT` does (the file driver, 1024-frame blocks, the output aligned
+    /// with the input), through 32-bit float files; returns as many frames as
+    /// went in (the reverb's tail cut), planar.
+    private func renderOffline(_ settings: LiveSettings, _ input: [[Float]]) throws -> [[Float]] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("busker-strips-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inPath = dir.appendingPathComponent("in.wav").path, outPath = dir.appendingPathComponent("out.wav").path
+        let frames = input[0].count
+        let writer = try SoundFileWriter(path: inPath, sampleRate: Int(rate), channelCount: input.count, sampleFormat: .f32)
+        try writer.write(interleaved: (0..<frames).flatMap { i in input.map { $0[i] } })
+        try writer.close()
+        var options = FileRenderDriver.Options(inputPath: inPath, outputPath: outPath)
+        options.sampleFormat = .f32
+        _ = try LiveChain.renderFile(options: options, settings: settings)
+        let reader = try SoundFileReader(path: outPath)
+        let all = try reader.readAll(), channels = reader.channelCount
+        XCTAssertGreaterThanOrEqual(all.count / channels, frames, "the whole input came out")
+        return (0..<channels).map { c in (0..<min(frames, all.count / channels)).map { all[$0 * channels + c] } }
+    }
+
+    /// `settings` over `input` in memory (64-frame blocks) or offline (the file driver).
+    private func render(_ settings: LiveSettings, _ input: [[Float]], offline: Bool) throws -> [[Float]] {
+        offline ? try renderOffline(settings, input)
+            : try render(try LiveChain(inputChannelCount: input.count, settings: settings), input)
+    }
+
     /// The amplitude of the `hz` component over the last second (a whole number of cycles).
     private func level(_ x: [Float], at hz: Double) -> Double {
         let n = Int(rate), start = x.count - n
@@ -105,35 +133,41 @@ final class ChannelStripTests: XCTestCase {
 
     /// Two strips, each with its own pan: the left/right level ratio of each
     /// strip's tone is the constant-power law's, cos((1 + p)·π/4) / cos((1 − p)·π/4).
-    /// The mixer's gains are exact, so 0.01 dB is the arithmetic's slack.
+    /// The mixer's gains are exact, so 0.01 dB is the arithmetic's slack. In
+    /// memory and offline.
     func testEachStripsPanPlacesItByTheConstantPowerLaw() throws {
-        for (pan1, pan2) in [(Float(-0.5), Float(0.8)), (0.3, -0.9), (0, 0.25)] {
-            let s = try settings(["--inputs", "1,2", "--no-howl-guard", "--volume", "1",
-                                  "--strip", "1:pan=\(pan1)", "--strip", "2:pan=\(pan2)"])
-            let out = try render(try LiveChain(inputChannelCount: 2, settings: s), [tone(1000), tone(300)])
-            for (hz, pan) in [(1000.0, pan1), (300.0, pan2)] {
-                let measured = db(level(out[0], at: hz)) - db(level(out[1], at: hz))
-                let theta = Double.pi / 4
-                let expected = db(cos((1 + Double(pan)) * theta) / cos((1 - Double(pan)) * theta))
-                XCTAssertEqual(measured, expected, accuracy: 0.01, "strip at \(hz) Hz, pan \(pan)")
+        for offline in [false, true] {
+            for (pan1, pan2) in [(Float(-0.5), Float(0.8)), (0.3, -0.9), (0, 0.25)] {
+                let s = try settings(["--inputs", "1,2", "--no-howl-guard", "--volume", "1",
+                                      "--strip", "1:pan=\(pan1)", "--strip", "2:pan=\(pan2)"])
+                let out = try render(s, [tone(1000), tone(300)], offline: offline)
+                for (hz, pan) in [(1000.0, pan1), (300.0, pan2)] {
+                    let measured = db(level(out[0], at: hz)) - db(level(out[1], at: hz))
+                    let theta = Double.pi / 4
+                    let expected = db(cos((1 + Double(pan)) * theta) / cos((1 - Double(pan)) * theta))
+                    XCTAssertEqual(measured, expected, accuracy: 0.01, "strip at \(hz) Hz, pan \(pan), offline \(offline)")
+                }
             }
         }
     }
 
-    /// A strip's mute silences that strip alone; the mic switch silences all.
+    /// A strip's mute silences that strip alone (in memory and offline); the
+    /// mic switch silences all.
     func testMuteSilencesOnlyItsStripAndTheMicSwitchSilencesAll() throws {
         let input = [tone(1000), tone(300)]
-        let open = try render(try LiveChain(inputChannelCount: 2, settings: try settings(["--inputs", "1,2", "--no-howl-guard", "--reverb", "30"])), input)
-        let muted = try render(try LiveChain(inputChannelCount: 2, settings: try settings(["--inputs", "1,2", "--no-howl-guard", "--reverb", "30",
-                                                                                          "--strip", "2:mute=on"])), input)
-        // Muted strip 2, reverb send and all, adds exactly nothing: the output is
-        // the one strip 2 gives when its channel is silent.
-        let silentTwo = try render(try LiveChain(inputChannelCount: 2, settings: try settings(["--inputs", "1,2", "--no-howl-guard", "--reverb", "30"])),
-                                   [tone(1000), [Float](repeating: 0, count: input[0].count)])
-        for c in 0..<2 {
-            XCTAssertGreaterThan(db(level(open[c], at: 300)), -40, "strip 2 plays when not muted")
-            XCTAssertEqual(db(level(muted[c], at: 1000)), db(level(open[c], at: 1000)), accuracy: 0.01, "strip 1 as before")
-            XCTAssertEqual(muted[c], silentTwo[c], "muted strip 2 (and its reverb send) is gone")
+        let base = ["--inputs", "1,2", "--no-howl-guard", "--reverb", "30"]
+        for offline in [false, true] {
+            let open = try render(try settings(base), input, offline: offline)
+            let muted = try render(try settings(base + ["--strip", "2:mute=on"]), input, offline: offline)
+            // Muted strip 2, reverb send and all, adds exactly nothing: the output is
+            // the one strip 2 gives when its channel is silent.
+            let silentTwo = try render(try settings(base), [tone(1000), [Float](repeating: 0, count: input[0].count)], offline: offline)
+            for c in 0..<2 {
+                XCTAssertGreaterThan(db(level(open[c], at: 300)), -40, "strip 2 plays when not muted (offline \(offline))")
+                XCTAssertEqual(db(level(muted[c], at: 1000)), db(level(open[c], at: 1000)), accuracy: 0.01,
+                               "strip 1 as before (offline \(offline))")
+                XCTAssertEqual(muted[c], silentTwo[c], "muted strip 2 (and its reverb send) is gone (offline \(offline))")
+            }
         }
         let chain = try LiveChain(inputChannelCount: 2, settings: try settings(["--inputs", "1,2", "--no-howl-guard"]))
         chain.micOn = false
@@ -144,15 +178,18 @@ final class ChannelStripTests: XCTestCase {
 
     /// Strip 2's tone controls do not touch strip 1: with strip 1 hard left and
     /// strip 2 hard right, the left channel is the same to the bit whether strip 2
-    /// is flat or has bass +12, treble −12 and boost +6.
+    /// is flat or has bass +12, treble −12 and boost +6. In memory and offline.
     func testStripTwosEQLeavesStripOneUntouched() throws {
         let input = [tone(1000), tone(200)]
         let base = ["--inputs", "1,2", "--no-howl-guard", "--volume", "1", "--strip", "1:pan=-1", "--strip"]
-        let flat = try render(try LiveChain(inputChannelCount: 2, settings: try settings(base + ["2:pan=1"])), input)
-        let shaped = try render(try LiveChain(inputChannelCount: 2, settings: try settings(base + ["2:pan=1,bass=12,treble=-12,boost=6"])), input)
-        XCTAssertGreaterThan(db(level(shaped[1], at: 200)) - db(level(flat[1], at: 200)), 6, "strip 2's EQ and boost act on strip 2")
-        XCTAssertGreaterThan(db(level(flat[0], at: 1000)), -30, "strip 1 is on the left")
-        XCTAssertEqual(flat[0], shaped[0], "strip 1's side does not change by a bit")
+        for offline in [false, true] {
+            let flat = try render(try settings(base + ["2:pan=1"]), input, offline: offline)
+            let shaped = try render(try settings(base + ["2:pan=1,bass=12,treble=-12,boost=6"]), input, offline: offline)
+            XCTAssertGreaterThan(db(level(shaped[1], at: 200)) - db(level(flat[1], at: 200)), 6,
+                                 "strip 2's EQ and boost act on strip 2 (offline \(offline))")
+            XCTAssertGreaterThan(db(level(flat[0], at: 1000)), -30, "strip 1 is on the left (offline \(offline))")
+            XCTAssertEqual(flat[0], shaped[0], "strip 1's side does not change by a bit (offline \(offline))")
+        }
     }
 
     /// `--inputs 1+2` sums both channels into one strip: each tone at the level
