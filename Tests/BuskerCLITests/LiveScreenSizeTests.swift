@@ -62,13 +62,21 @@ final class LiveScreenSizeTests: XCTestCase {
         for line in meters { XCTAssertTrue(line.hasSuffix("dBFS"), "a meter line wrapped: '\(line)'\n\(text)") }
         XCTAssertTrue(text.contains(" LUFS  short-term loudness"), "the output's loudness under its meters:\n\(text)")
 
-        // Quit from the keyboard: the screen is given back.
+        // Quit from the keyboard: the screen is given back, with the command line that
+        // starts the same sound again (compared without spaces: the terminal wraps it
+        // at any space, and the capture drops a line's trailing ones).
         try tmux.sendKey("q")
+        let restart = "startthesamesoundagainwith:buskerlive"
         let quitDeadline = Date().addingTimeInterval(10)
         repeat {
             usleep(200_000)
             screen = try tmux.screen()
-        } while !screen.joined().contains("busker live:") && Date() < quitDeadline
-        XCTAssertTrue(screen.joined(separator: "\n").contains("busker live:"), screen.joined(separator: "\n"))
+        } while !screen.joined().filter({ !$0.isWhitespace }).contains(restart) && Date() < quitDeadline
+        let after = screen.joined().filter { !$0.isWhitespace }
+        XCTAssertTrue(after.contains(restart), screen.joined(separator: "\n"))
+        XCTAssertTrue(after.contains("--inputbusker_in--outputbusker_out"), screen.joined(separator: "\n"))
+        if extraArguments == ["--inputs", "1,2"] {
+            XCTAssertTrue(after.contains("--inputs1,2"), "the restart line keeps the strips: \(screen.joined(separator: "\n"))")
+        }
     }
 }

@@ -39,6 +39,18 @@ final class LiveStripsCLITests: XCTestCase {
         10 * log10(x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count)) + 1e-30)
     }
 
+    /// `busker live --help` says how to choose the mic's channel, with the three
+    /// forms `--inputs` takes, under a heading a user scanning for "mic" finds.
+    func testHelpSaysHowToChooseTheMicsChannel() throws {
+        let r = try runBusker(["live", "--help"])
+        XCTAssertEqual(r.status, 0)
+        let help = r.stdout
+        XCTAssertTrue(help.contains("which input is the mic"), help)
+        for form in ["--inputs LIST", "1,2 = a vocal mic and an instrument", "1+2 = both in one strip", "default 1: the voice on input 1"] {
+            XCTAssertTrue(help.contains(form), "live --help lacks '\(form)'")
+        }
+    }
+
     /// The measurement (left 0.0172 RMS, right 0.0033 before strips):
     /// now left and right within 0.5 dB.
     func testAVoiceOnTheLeftChannelOfATwoChannelFileComesOutOfBothSides() throws {
