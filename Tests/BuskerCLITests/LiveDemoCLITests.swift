@@ -53,26 +53,57 @@ final class LiveDemoCLITests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["BUSKER_VIRTUAL_CARD"] = card.serverName
         environment["BUSKER_VIRTUAL_CARD_CONFIG"] = card.asoundrcURL.path
-        let demo = try launchProgram("/bin/bash", [root.appendingPathComponent("Tools/live").path, "--demo", "--no-tui", "--volume", "0.5"],
+        /// Ends a demo still running: busker first (SIGTERM to bash alone would leave its foreground child).
+        func end(_ demo: (process: Process, out: OutputCollector, err: OutputCollector)) {
+            guard demo.process.isRunning else { return }
+            for process in (try? descendants(of: demo.process.processIdentifier)) ?? [] where process.name == "busker" {
+                kill(process.pid, SIGINT)
+            }
+            _ = waitUntil({ !demo.process.isRunning }, timeout: 5)
+            if demo.process.isRunning { demo.process.terminate() }
+        }
+        // The recording is 1.5 s of voice and a second of silence, looped: within 12 s
+        // (busker starting, a take or two) the strip has heard it, and the speakers played it.
+        // Should busker get no audio period from the card for its first second, it stops ("no audio
+        // period"; JACK clients coming and going while its ALSA jack PCMs start have done it, see
+        // Tools/live): then the demo starts again, three times at most.
+        var attempt = 0
+        var demo: (process: Process, out: OutputCollector, err: OutputCollector)
+        var heard = false
+        repeat {
+            attempt += 1
+            demo = try launchProgram("/bin/bash", [root.appendingPathComponent("Tools/live").path, "--demo", "--no-tui", "--volume", "0.5"],
                                      environment: environment)
-        defer { if demo.process.isRunning { demo.process.terminate() } }
-        // The recording is 1.5 s of voice and a second of silence, looped: within 8 s
-        // the strip has heard it, and the speakers played it.
-        let heard = waitUntil({ self.peaks(demo.out.text).contains { ($0.strip ?? -.infinity) > -40 && ($0.out ?? -.infinity) > -50 } },
-                              timeout: 12)
-        XCTAssertTrue(heard, "the demo voice moved the meters: \(demo.out.text.suffix(800)) \(demo.err.text.suffix(400))")
+            let current = demo
+            func moved() -> Bool {
+                peaks(current.out.text).contains { ($0.strip ?? -.infinity) > -40 && ($0.out ?? -.infinity) > -50 }
+            }
+            _ = waitUntil({ moved() || !current.process.isRunning }, timeout: 12)
+            heard = moved()
+            if !heard && !demo.process.isRunning && attempt < 3 && demo.out.text.contains("no audio period") {
+                print("demo \(attempt): the card gave busker no audio period in its first second; once more")
+                continue
+            }
+            break
+        } while true
+        defer { end(demo) }
+        XCTAssertTrue(heard, "the demo voice moved the meters (the script \(demo.process.isRunning ? "runs" : "ended with \(demo.process.terminationStatus)")): "
+                      + "\(demo.out.text.suffix(800)) \(demo.err.text.suffix(800))")
         XCTAssertTrue(demo.out.text.contains("live: demo: a voice recording"), demo.out.text)
 
         // busker ends on SIGINT (as Ctrl-C); the script then takes the feeder and its player down.
         let script = demo.process.processIdentifier
         let running = try descendants(of: script)
-        XCTAssertTrue(running.contains { $0.name == "jack-play" }, "the demo's player runs: \(running)")
         let busker = try XCTUnwrap(running.first { $0.name == "busker" }, "busker runs under the script: \(running)")
         kill(busker.pid, SIGINT)
         XCTAssertTrue(waitUntil({ !demo.process.isRunning }, timeout: 10), "the script ended with busker")
         XCTAssertEqual(demo.process.terminationStatus, 0, demo.err.text)
         XCTAssertTrue(waitUntil({ running.allSatisfy { kill($0.pid, 0) != 0 } }, timeout: 3),
-                      "every process the demo started is gone: \(running.filter { kill($0.pid, 0) == 0 })")
+                      "every process the demo ran is gone: \(running.filter { kill($0.pid, 0) == 0 })")
+        // Whatever player was between takes when the list was made: none is left on the card.
+        let ports = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName])
+        XCTAssertEqual(ports.status, 0, ports.stderr)
+        XCTAssertFalse(ports.stdout.contains("busker_demo_voice:"), "a demo player outlived the script: \(ports.stdout)")
         XCTAssertTrue(demo.out.text.contains("start the same sound again with: busker live"), demo.out.text.suffix(400).description)
     }
 }
