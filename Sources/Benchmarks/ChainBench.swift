@@ -152,7 +152,7 @@ public enum ChainBench {
         let perFrame = 1e9 / Double(frames), block = Double(period)
         let copy = best[0] * perFrame
         func soxStage(_ e: Int) -> Double { max(0, best[e] * perFrame - copy) }
-        print(String(format: "stage for stage, ns per stereo frame (sox: its CPU time less a plain copy's %.0f ns; best of %d):",
+        print(String(format: "stage for stage, ns per stereo frame (sox: its CPU time less a plain copy's %.0f ns; best of %d runs each):",
                      copy, rounds))
         let tone = Double(strips) * costs.tone / block, soxTone = soxStage(1)
         print(String(format: "  bass +6 treble +3: busker %.1f (its bass+treble node in %d strip(s)), sox %.1f: busker %.1f× as fast",
@@ -161,8 +161,9 @@ public enum ChainBench {
         print(String(format: "  reverb 30: busker %.1f (its reverb node), sox %.1f: busker %.1f× as fast",
                      reverb, soxReverb, soxReverb / max(reverb, 1e-9)))
         let strip = costs.strip / block, bus = costs.bus / block
-        print(String(format: "  the whole chain: its nodes sum to %.0f (%d strip(s) × %.0f, of which voice processing %.0f; the bus %.0f); 3× sox's whole run leaves %.0f",
-                     Double(strips) * strip + bus, strips, strip, costs.voiceProcessing / block, bus, best[3] * perFrame / 3))
+        let stripsCost = Double(strips) * strip, voiceCost = Double(strips) * costs.voiceProcessing / block
+        print(String(format: "  the whole chain: its nodes sum to %.0f (%d strip(s) %.0f, of which voice processing %.0f; the bus %.0f); 3× sox's whole run leaves %.0f",
+                     stripsCost + bus, strips, stripsCost, voiceCost, bus, best[3] * perFrame / 3))
     }
 
     /// The per-node timings `printPerNodeCosts` sums, ns per block.
