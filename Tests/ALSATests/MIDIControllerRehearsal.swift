@@ -25,23 +25,36 @@ final class MIDIControllerRehearsal {
     /// (CC 64 the mic, CC 7 the volume, CC 91 strip 1's reverb send), and starts playing.
     /// - Thread: control
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-midictl-\(getpid())-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-midictl-\(getpid())-\(UUID().uuidString)")
+        self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let fifo = folder.appendingPathComponent("midi.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         var map = MIDIControlMap.defaults
         map.bind(.cc(10), to: .pan(strip: 2))
         map.bind(.note(36), to: .mute(strip: 2))
-        control = try LiveMIDIControl(midi: "none", midiIn: fifo, map: map)
+        do {
+            control = try LiveMIDIControl(midi: "none", midiIn: fifo, map: map)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
         control.start()
         // Plain write(2), and SIGPIPE ignored: the reader may close first.
         signal(SIGPIPE, SIG_IGN)
         let writing = writing, done = writerDone
         let writer = Thread {
             defer { done.signal() }
-            let fd = open(fifo, O_WRONLY)
+            // Open without blocking until the reader has the FIFO open (ENXIO before), so that a
+            // reader that never comes leaves the writer stoppable; then writes block as usual.
+            var fd: Int32 = -1
+            while fd < 0 && writing.on.load(ordering: .relaxed) {
+                fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd < 0 { usleep(2000) }
+            }
             guard fd >= 0 else { return }
             defer { close(fd) }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             var i = 0
             while writing.on.load(ordering: .relaxed) {
                 let sweep = UInt8(abs(i % 254 - 127))
