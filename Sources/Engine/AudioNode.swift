@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The base of every node in a render graph.
 ///
 /// The contract follows JUCE's `dsp::ProcessorBase` and fundsp's `AudioNode`:
@@ -18,6 +20,11 @@
 open class AudioNode {
     /// A short name for diagnostics and the TUI.
     public let name: String
+
+    // MARK: Shared (atomics)
+    /// Blocks whose output held a fault (`AudioBlock.holdsFault`) and were
+    /// silenced, this node reset: `RenderPlan` counts them on the audio thread.
+    let silencedBlocks = Atomic<Int>(0)
 
     // MARK: Control thread only
     /// The format of the last successful `prepare`, nil before.
@@ -53,6 +60,11 @@ open class AudioNode {
         preparedFormat = format
         reset()
     }
+
+    /// Blocks of this node's output silenced for a fault since it was made.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
+    public var silencedBlockCount: Int { silencedBlocks.load(ordering: .relaxed) }
 
     // MARK: Audio thread
 

@@ -30,9 +30,19 @@ public final class RenderEngine: @unchecked Sendable {
     /// The largest share of its own audio time one block's render took since
     /// the last `takeWorstBlockLoad()`, Float bits.
     private let worstBlockBits = Atomic<UInt32>(0)
+    /// Blocks in which a step's output held a fault and was silenced, since start.
+    private let silencedBlocks = Atomic<Int>(0)
+    /// The engine frame the first silenced block started on; −1 before any.
+    private let firstSilencedFrame = Atomic<Int>(-1)
 
     // MARK: Set at init
     private let clock: RenderClock
+
+    // MARK: Control thread only
+    /// The nodes of the plan installed last: where `silencedAudio` looks for names.
+    private var installedNodes: [AudioNode] = []
+    /// What nodes no longer installed had silenced (kept without holding them).
+    private var silencedByReleasedNodes: [(name: String, blocks: Int)] = []
 
     // MARK: Audio thread only
     private var current: UnsafeMutableRawPointer?
@@ -68,6 +78,8 @@ public final class RenderEngine: @unchecked Sendable {
     /// (not yet picked up), it is released here, on the calling thread.
     /// - Realtime: unsafe (may free). Control thread only.
     public func install(_ plan: RenderPlan) {
+        forgetInstalledNodes(keeping: plan.nodes)
+        installedNodes = plan.nodes
         handover.offer(plan)
         collectRetiredPlans()
     }
@@ -113,10 +125,39 @@ public final class RenderEngine: @unchecked Sendable {
         Double(Float(bitPattern: worstBlockBits.exchange(0, ordering: .relaxed)))
     }
 
+    /// Keeps what the installed nodes not in `kept` silenced, so that names
+    /// outlive the nodes (a plan and its nodes are freed once retired).
+    /// - Thread: control
+    /// - Realtime: unsafe (allocates)
+    private func forgetInstalledNodes(keeping kept: [AudioNode]) {
+        for node in installedNodes where node.silencedBlockCount > 0 && !kept.contains(where: { $0 === node }) {
+            silencedByReleasedNodes.append((node.name, node.silencedBlockCount))
+        }
+    }
+
+    /// Blocks in which a fault (a NaN, an infinity, an absurd sample) was
+    /// silenced, since start: see `RenderPlan.render`.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic load)
+    public var silencedBlockCount: Int { silencedBlocks.load(ordering: .relaxed) }
+
+    /// What was silenced since start: the blocks, and which nodes' outputs
+    /// held the faults (of the plan installed last).
+    /// - Thread: control
+    /// - Realtime: unsafe (allocates)
+    public func silencedAudio() -> SilencedAudio {
+        let nodes = silencedByReleasedNodes
+            + installedNodes.filter { $0.silencedBlockCount > 0 }.map { ($0.name, $0.silencedBlockCount) }
+        let first = firstSilencedFrame.load(ordering: .relaxed)
+        return SilencedAudio(blocks: silencedBlockCount, firstFrame: first >= 0 ? first : nil, nodes: nodes)
+    }
+
     /// Releases every plan, current and pending. Only once the audio thread has
     /// stopped for good (the driver joined it).
     /// - Realtime: unsafe (frees).
     public func releaseAll() {
+        forgetInstalledNodes(keeping: [])
+        installedNodes = []
         collectRetiredPlans()
         handover.dropPending()
         if let c = current {
@@ -174,24 +215,34 @@ public final class RenderEngine: @unchecked Sendable {
                                 sampleRate: plan.spec.sampleRate, hostTime: busker_monotonic_nanoseconds())
             }
             if output.frameCount <= maxFrames {
-                plan.render(input: input, output: output)
+                if plan.render(input: input, output: output) > 0 { noteSilencedBlock(at: cycleStart) }
                 return plan.spec.sampleRate
             }
             var offset = 0
+            var silenced = 0
+            defer { if silenced > 0 { noteSilencedBlock(at: cycleStart) } }
             while offset < output.frameCount {
                 let n = min(maxFrames, output.frameCount - offset)
                 cycleObserver?.showBlock(offset: offset, frameCount: n)
                 let outSlice = output.slice(offset: offset, frames: n, pointerStorage: slicePointers)
                 if let input {
                     let inSlice = input.slice(offset: offset, frames: min(n, max(0, input.frameCount - offset)), pointerStorage: inputSlicePointers)
-                    plan.render(input: inSlice, output: outSlice)
+                    silenced += plan.render(input: inSlice, output: outSlice)
                 } else {
-                    plan.render(input: nil, output: outSlice)
+                    silenced += plan.render(input: nil, output: outSlice)
                 }
                 offset += n
             }
             return plan.spec.sampleRate
         }
+    }
+
+    /// Counts a block in which the plan silenced a fault, and keeps where the first one was.
+    /// - Thread: audio
+    /// - Realtime: safe (atomics)
+    private func noteSilencedBlock(at frame: Int64) {
+        silencedBlocks.add(1, ordering: .relaxed)
+        _ = firstSilencedFrame.compareExchange(expected: -1, desired: Int(frame), ordering: .relaxed)
     }
 
     /// Takes a newly installed plan, if there is one and the retired queue

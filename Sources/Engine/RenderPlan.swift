@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A compiled graph: the nodes in the order they run and the buffers between
 /// them, all allocated here, on the control thread. The audio thread only
 /// walks it. A plan is immutable once built; a new graph means a new plan,
@@ -76,8 +78,20 @@ public final class RenderPlan: @unchecked Sendable {
     /// Renders one block of at most `spec.maximumBlockSize` frames: copies
     /// `input` into the graph's input node, runs every step, and copies the
     /// output node's buffer into `output` (adapting channel counts).
+    ///
+    /// A step whose output holds a fault (a NaN, an infinity or an absurd
+    /// sample: `AudioBlock.holdsFault`) is a fault of that block only: its
+    /// output is replaced by silence before any later step reads it, the node
+    /// is reset (recursive filters, reverbs and envelopes would otherwise carry
+    /// the fault on for good) and its `silencedBlockCount` rises. The input is
+    /// checked the same way, so a bad sample from a file or a client never
+    /// reaches a node.
+    /// - Returns: how many steps were silenced in this block (0 almost always).
+    /// - Thread: audio
     /// - Realtime: safe.
-    public func render(input: AudioBlock?, output: AudioBlock) {
+    @discardableResult
+    public func render(input: AudioBlock?, output: AudioBlock) -> Int {
+        var silenced = 0
         let frames = output.frameCount
         for s in 0..<stepCount {
             let step = steps[s]
@@ -94,6 +108,7 @@ public final class RenderPlan: @unchecked Sendable {
                 } else {
                     out.clear()
                 }
+                if out.holdsFault { silenced += silence(out, of: step) }
                 continue
             }
             for b in 0..<step.inputCount {
@@ -103,9 +118,24 @@ public final class RenderPlan: @unchecked Sendable {
             step.node._withUnsafeGuaranteedRef {
                 $0.render(inputs: UnsafeBufferPointer(start: step.inputs, count: step.inputCount), output: out)
             }
+            if out.holdsFault {
+                silenced += silence(out, of: step)
+                step.node._withUnsafeGuaranteedRef { $0.reset() }
+            }
         }
         let last = steps[outputStep]
         output.copy(from: AudioBlock(channels: last.output, channelCount: last.outputChannelCount, frameCount: frames))
+        return silenced
+    }
+
+    /// Replaces a faulty step output by silence and counts it on its node.
+    /// - Returns: 1, the step silenced.
+    /// - Thread: audio
+    /// - Realtime: safe (clears a preallocated buffer, one atomic add)
+    private func silence(_ out: AudioBlock, of step: Step) -> Int {
+        out.clear()
+        step.node._withUnsafeGuaranteedRef { $0.silencedBlocks.add(1, ordering: .relaxed) }
+        return 1
     }
 
     /// Calls `reset()` on every node. Realtime: safe.

@@ -60,6 +60,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         public var renderThreadName: String
         /// Whether `Options.isCancelled` (or `finish`) ended the input early.
         public var wasCancelled = false
+        /// Blocks silenced for a fault (`RenderPlan.render`); nil when the run had no engine of its own.
+        public var silenced: SilencedAudio?
 
         public var audioSeconds: Double { Double(outputFrames) / Double(engineRate) }
         public var realtimeFactor: Double { audioSeconds / max(wallSeconds, 1e-9) }
@@ -260,6 +262,7 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         finish(timeoutMilliseconds: 0)
         close()
         if let failure { throw failure }
+        report?.silenced = engine.silencedAudio()
         return report!
     }
 

@@ -63,11 +63,17 @@ public final class Recorder: @unchecked Sendable {
     private let finishRequested = Atomic<Bool>(false)
     private let error = Mutex<RecordingError?>(nil)
     private let pendingXruns = Mutex<[Int]>([])
+    /// Silenced blocks to log: where, how many, whose output.
+    private let pendingSilenced = Mutex<[(frame: Int, blocks: Int, from: String)]>([])
     private let xrunTotal = Atomic<Int>(0)
 
     // MARK: Control thread only
     private var writer: RealtimeThread?
     private var lastDriverXruns: Int?
+    /// The engine's silenced-block count at the last call, and what rose since the last log line.
+    private var lastSilencedBlocks: Int?
+    private var silencedNotLogged = 0
+    private var lastSilencedLogFrame: Int?
     private var finalReport: TakeReport?
     /// Writer thread results, read after join.
     private var gapsSeen: [DroppedSpan] = []
@@ -212,6 +218,26 @@ public final class Recorder: @unchecked Sendable {
         lastDriverXruns = total
     }
 
+    /// Follows the engine's count of blocks silenced for a fault
+    /// (`RenderEngine.silencedBlockCount`): a rise is logged at the take's
+    /// current position, one line per second of take at most (a storm is
+    /// summed into the next line).
+    /// - Parameter from: the nodes whose output held the faults, for the line.
+    /// - Thread: control
+    /// - Realtime: unsafe (takes a lock the writer shares)
+    public func followSilencedBlocks(total: Int, from: String) {
+        defer { lastSilencedBlocks = total }
+        guard let last = lastSilencedBlocks else { return }
+        silencedNotLogged += max(0, total - last)
+        guard silencedNotLogged > 0 else { return }
+        let at = tap.framesSeen
+        if let logged = lastSilencedLogFrame, at - logged < sampleRate { return }
+        let blocks = silencedNotLogged
+        pendingSilenced.withLock { $0.append((at, blocks, from)) }
+        silencedNotLogged = 0
+        lastSilencedLogFrame = at
+    }
+
     /// Ends the take: disarms the tap, waits for the audio thread to let go
     /// (not at all when `audioHasStopped`, at most half a second otherwise),
     /// drains the rest, finalizes the file and the MIDI file.
@@ -334,6 +360,9 @@ public final class Recorder: @unchecked Sendable {
             for frame in pendingXruns.withLock({ p -> [Int] in defer { p.removeAll() }; return p }) {
                 xruns.append(frame)
                 log.xrun(at: frame)
+            }
+            for silenced in pendingSilenced.withLock({ p in defer { p.removeAll() }; return p }) {
+                log.silenced(blocks: silenced.blocks, from: silenced.from, at: silenced.frame)
             }
             let t = Self.now()
             if canUpdateHeader && failure == nil && t - lastHeader >= options.headerUpdateSeconds {

@@ -53,6 +53,14 @@ final class TakeLog {
         append("xrun at \(position(frame)): the sound card under- or overran; the audio around here may click")
     }
 
+    /// Logs blocks the engine silenced because they held NaN, infinite or absurd samples.
+    /// - Thread: writer
+    /// - Realtime: unsafe (file I/O)
+    func silenced(blocks: Int, from: String, at frame: Int) {
+        append("\(blocks) block\(blocks == 1 ? "" : "s") with non-finite or absurd samples\(from.isEmpty ? "" : " from \(from)") silenced near \(position(frame)): "
+               + "silence in their place; the sound went on after them")
+    }
+
     /// Logs the write error that stopped the take.
     /// - Thread: writer
     /// - Realtime: unsafe (file I/O)

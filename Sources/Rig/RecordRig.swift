@@ -84,6 +84,7 @@ public enum RecordRig {
             runner.poll()
             if runner.isOver { break }
             recorder.followXruns(total: runner.xruns)
+            recorder.followSilencedBlocks(total: runner.engine.silencedBlockCount, from: "input")
             if recorder.hasFailed || recorder.isComplete { break }
             let second = Int(Date().timeIntervalSince(started))
             if second != lastSecond {

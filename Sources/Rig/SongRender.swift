@@ -78,5 +78,6 @@ public final class SongRender {
         return "busker render: \(options.songPath) → \(options.driver.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz, "
             + "\(rig.summary); \(String(format: "%.2f", report.wallSeconds)) s, \(Int(report.realtimeFactor.rounded()))× real time "
             + "on thread \(report.renderThreadName)"
+            + (engine.silencedBlockCount > 0 ? "; " + engine.silencedAudio().description(sampleRate: rate) : "")
     }
 }

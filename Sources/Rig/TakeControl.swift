@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Recording
 import Sequencing
@@ -145,9 +146,15 @@ public final class TakeControl {
     /// a failure in the master or in any stem ends the whole take (they share
     /// one switch, so the others stopped taking frames with it) and says so.
     /// - Returns: the error line, once, when a take has just failed.
-    public func poll(xruns: Int) -> String? {
+    /// - Parameter silenced: the engine, whose blocks silenced for a fault go into the take's log.
+    public func poll(xruns: Int, silenced engine: RenderEngine? = nil) -> String? {
         guard let take else { return nil }
         for recorder in take.recorders { recorder.followXruns(total: xruns) }
+        if let engine {
+            let total = engine.silencedBlockCount
+            let from = total > 0 ? engine.silencedAudio().nodes.map(\.name).joined(separator: ", ") : ""
+            take.master.followSilencedBlocks(total: total, from: from)
+        }
         guard let failed = take.failed else { return nil }
         let isStem = failed !== take.master
         let error = failed.status.error ?? "write error"

@@ -24,6 +24,9 @@ public final class SessionRunner {
     /// Devices coming and going, polled once a second (`pollDevices()`); nil: none to watch.
     private let watcher: (any DeviceWatching)?
     private var lastDevicePoll = Date.distantPast
+    /// The engine's silenced-block count last told, and when.
+    private var silencedTold = 0
+    private var lastSilencedTell = Date.distantPast
     private let reopen: () throws -> any AudioDriver
     private var xrunsOfClosedDrivers = 0
     private var processing = false
@@ -108,7 +111,19 @@ public final class SessionRunner {
             lastDevicePoll = Date()
             pollDevices()
         }
+        tellSilencedAudio()
         engine.collectRetiredPlans()
+    }
+
+    /// Says when the engine silenced blocks that held NaN, infinite or absurd
+    /// samples: at once the first time, then at most every 10 s while more come.
+    private func tellSilencedAudio() {
+        let total = engine.silencedBlockCount
+        guard total > silencedTold else { return }
+        if silencedTold > 0 && Date().timeIntervalSince(lastSilencedTell) < 10 { return }
+        silencedTold = total
+        lastSilencedTell = Date()
+        tell(engine.silencedAudio().description(sampleRate: format.sampleRate) + "; the sound goes on")
     }
 
     /// Asks the device watcher what changed and reports it (`poll` does it once a second).

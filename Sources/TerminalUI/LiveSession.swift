@@ -77,7 +77,7 @@ public final class LiveSession {
             pollMIDI(headless: terminal == nil)
             pollOSC(headless: terminal == nil)
             loudness.update()
-            if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker live: \(line)") }
+            if let line = takes?.poll(xruns: runner.xruns, silenced: runner.engine), terminal == nil { printError("busker live: \(line)") }
             if let terminal {
                 for key in terminal.readKeys() {
                     if handle(key) == false { runner.send(.userStop) }

@@ -68,7 +68,7 @@ public final class PlaySession {
         while !runner.isOver {
             runner.poll()
             if runner.isOver { break }
-            if let line = takes?.poll(xruns: runner.xruns), terminal == nil { printError("busker play: \(line)") }
+            if let line = takes?.poll(xruns: runner.xruns, silenced: runner.engine), terminal == nil { printError("busker play: \(line)") }
             let now = monotonicSeconds()
             if let terminal {
                 // Wait for a key up to 5 ms: keys are stamped when read, so that is their timing error.

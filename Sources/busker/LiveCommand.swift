@@ -162,6 +162,9 @@ enum LiveCommand {
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
+        if let silenced = report.silenced, silenced.blocks > 0 {
+            print("busker live: \(silenced.description(sampleRate: report.engineRate)); the sound went on after each")
+        }
     }
 
     /// The live mic on ALSA devices or as a JACK client until q, a signal or a device problem.
