@@ -85,7 +85,7 @@ let package = Package(
                                                              "CFluidSynth"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig", "CSpeexDSP",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "FileIO", "CAllocationCounter",
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
                                                            "CAllocationCounter", "RenderTestSupport"]),

@@ -8,9 +8,10 @@ import Synchronization
 
 /// A look-ahead brick-wall peak limiter, channels linked, as many channels out as in.
 ///
-/// The signal is delayed by `latencyFrames` (L, the look-ahead). For each
+/// The signal is delayed by L frames (the look-ahead) and six more (below). For each
 /// incoming frame n the limiter computes the gain that frame needs,
-/// r[n] = ceiling / max over channels |x[n]| (1 when below the ceiling), and then:
+/// r[n] = ceiling / (frame n's true peak, the largest over the channels: below)
+/// (1 when below the ceiling), and then:
 /// 1. h[n] = min of r over the last L + 1 frames (a monotonic deque: O(1) amortised);
 /// 2. e[n] follows h down at once and back up exponentially (`releaseMilliseconds`
 ///    time constant), never above h[n];
@@ -23,8 +24,24 @@ import Synchronization
 /// can never push a sample above the ceiling. NaN and ±Inf are replaced by 0 at
 /// the input, before they can reach the delay line or the gain computer.
 ///
-/// Below the ceiling the gain is exactly 1 and the output is exactly the input,
-/// delayed by `latencyFrames`. Everything is per sample, so the output does not
+/// The peak of a frame is its **true peak**, as ITU-R BS.1770 measures it: the
+/// largest of |x| at the frame and at the points a quarter, a half and three
+/// quarters of a sample to either side, interpolated with a windowed sinc
+/// (12 taps a phase, a Hann window over ±6 samples: the interpolator
+/// libebur128's true-peak meter uses, so the two agree on what a peak is).
+/// Between samples a band-limited signal can rise above every sample (up to
+/// 3 dB for a tone at a quarter of the rate in the worst phase); a limiter that
+/// held only samples would let those peaks through the DAC. A point between
+/// samples is made of the twelve samples around it, so the peak a frame's gain
+/// answers for is the largest true peak within six frames of it: every sample
+/// that makes up a peak is turned down as far as the peak needs, and the gain
+/// does not change under it. The interpolation needs six samples after a
+/// frame and that maximum six frames more, so the signal is delayed twelve
+/// frames (`truePeakDelayFrames`) on top of the look-ahead, and
+/// `latencyFrames` is the sum.
+///
+/// Below the ceiling (true peaks included) the gain is exactly 1 and the output
+/// is exactly the input, delayed by `latencyFrames`. Everything is per sample, so the output does not
 /// depend on the block size.
 ///
 /// For speed the work is split into passes over a block (sanitize and find each
@@ -45,17 +62,29 @@ public final class LimiterNode: AudioNode {
     /// (0 = not limiting, 6 = the loudest frame was turned down 6 dB), Float bits.
     private let gainReductionBits = Atomic<UInt32>(Float(0).bitPattern)
 
+    /// Frames the true peak needs after a frame (six for the interpolation, six for
+    /// the maximum over the frames around it): the delay it adds to the look-ahead.
+    public static var truePeakDelayFrames: Int { 12 }
+
     // MARK: Control thread only (set by `allocate`, read by the audio thread)
-    /// The look-ahead in frames, which is also the latency. Valid after prepare.
+    /// The look-ahead in frames, plus `truePeakDelayFrames`: the latency. Valid after prepare.
     public private(set) var latencyFrames = 0
+    /// The look-ahead alone, in frames (the gain computer's window less one).
+    private var lookaheadFrames = 0
+    /// Past input kept in each delay line: the latency (at least the twelve
+    /// samples the true peak of the frame six before the newest reaches back to).
+    private var keptFrames = 0
+    /// The interpolation's weights: for each of the three points between two
+    /// samples, 12 weights for the samples from five before to six after.
+    private let interpolationWeights: UnsafeMutablePointer<Float>
     private var ceiling: Float
     private var channelCount = 0
     /// The release smoothing factor per sample.
     private var releaseCoefficient: Double = 0
-    /// Per channel, `historyStride` floats: the last `latencyFrames` (sanitized) input
+    /// Per channel, `historyStride` floats: the last `keptFrames` (sanitized) input
     /// samples, oldest first, then room for one chunk of new input behind them. A
-    /// chunk's output is the first `frames` samples of that run, and the delay line
-    /// moves on by shifting its last `latencyFrames` to the front.
+    /// chunk's output starts `latencyFrames` before the new input, and the delay
+    /// line moves on by shifting its last `keptFrames` to the front.
     private var history: UnsafeMutablePointer<Float>
     private var historyStride = 0
     /// Per frame of a chunk: the largest |sample| over the channels (as Float bits,
@@ -66,13 +95,20 @@ public final class LimiterNode: AudioNode {
     private var dequeIndex: UnsafeMutablePointer<Int>
     private var dequeGain: UnsafeMutablePointer<Float>
     private var dequeMask = 0
-    /// The last `latencyFrames + 1` envelope values, for the moving mean.
+    /// The last `lookaheadFrames + 1` envelope values, for the moving mean.
     private var window: UnsafeMutablePointer<Double>
+    /// Per channel: the largest interpolated |x| between the last frame peaked and the one after it.
+    private var intervalPeaks: UnsafeMutablePointer<Float>
+    /// The true peaks (Float bits, the largest over the channels) of the last 13
+    /// frames peaked, a ring: their maximum is the peak of the frame in the middle.
+    private let recentPeaks = UnsafeMutablePointer<Int32>.allocate(capacity: 13)
 
     /// The most frames processed in one go; longer blocks are taken in chunks.
     private static var chunkFrames: Int { 256 }
 
     // MARK: Audio thread only
+    /// Where the next true peak goes in `recentPeaks`.
+    private var recentPosition = 0
     private var dequeHead = 0
     private var dequeTail = 0
     private var windowPosition = 0
@@ -107,10 +143,26 @@ public final class LimiterNode: AudioNode {
         dequeIndex = .allocate(capacity: 1)
         dequeGain = .allocate(capacity: 1)
         window = .allocate(capacity: 1)
+        intervalPeaks = .allocate(capacity: 1)
+        interpolationWeights = .allocate(capacity: 3 * 12)
+        for phase in 1...3 {
+            for k in 0..<12 {
+                // The distance in samples from tap k (five before the frame … six after)
+                // to the point a phase of quarters after the frame.
+                let d = Double(k - 5) - Double(phase) / 4
+                let sinc = sin(Double.pi * d) / (Double.pi * d)
+                let hann = 0.5 * (1 + cos(Double.pi * d / 6))
+                interpolationWeights[(phase - 1) * 12 + k] = Float(sinc * hann)
+            }
+        }
         super.init(name: name)
     }
 
-    deinit { freeBuffers() }
+    deinit {
+        freeBuffers()
+        interpolationWeights.deallocate()
+        recentPeaks.deallocate()
+    }
 
     /// Frees the per-format buffers (before they are made anew, and at the end).
     /// - Realtime: unsafe (frees). Control thread only.
@@ -121,6 +173,7 @@ public final class LimiterNode: AudioNode {
         dequeIndex.deallocate()
         dequeGain.deallocate()
         window.deallocate()
+        intervalPeaks.deallocate()
     }
 
     /// The linear ceiling, 10^(ceilingDB / 20).
@@ -137,15 +190,17 @@ public final class LimiterNode: AudioNode {
     public override func allocate(spec: ProcessSpec, inputChannelCounts: [Int], outputChannelCount: Int) {
         freeBuffers()
         channelCount = max(1, outputChannelCount)
-        // 0 is allowed: no delay, an instant attack (the live mic's choice).
-        latencyFrames = max(0, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))
-        let windowLength = latencyFrames + 1
+        // 0 is allowed: an instant attack (the live mic's choice), delayed only for the true peak.
+        lookaheadFrames = max(0, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))
+        latencyFrames = lookaheadFrames + Self.truePeakDelayFrames
+        keptFrames = latencyFrames
+        let windowLength = lookaheadFrames + 1
         // The deque holds at most `windowLength + 1` entries (one is aged out after each push).
         var slots = 1
         while slots < windowLength + 1 { slots <<= 1 }
         dequeMask = slots - 1
         let chunk = LimiterNode.chunkFrames
-        historyStride = latencyFrames + chunk
+        historyStride = keptFrames + chunk
         history = .allocate(capacity: channelCount * historyStride)
         history.initialize(repeating: 0, count: channelCount * historyStride)
         framePeaks = .allocate(capacity: chunk)
@@ -158,6 +213,8 @@ public final class LimiterNode: AudioNode {
         dequeGain.initialize(repeating: 1, count: slots)
         window = .allocate(capacity: windowLength)
         window.initialize(repeating: 1, count: windowLength)
+        intervalPeaks = .allocate(capacity: channelCount)
+        intervalPeaks.initialize(repeating: 0, count: channelCount)
         releaseCoefficient = 1 - exp(-1 / (Double(releaseMilliseconds) / 1000 * spec.sampleRate))
     }
 
@@ -169,14 +226,17 @@ public final class LimiterNode: AudioNode {
     @_noLocks
     public override func reset() {
         history.update(repeating: 0, count: channelCount * historyStride)
-        window.update(repeating: 1, count: latencyFrames + 1)
-        windowSum = Double(latencyFrames + 1)
+        intervalPeaks.update(repeating: 0, count: channelCount)
+        recentPeaks.update(repeating: 0, count: 13)
+        recentPosition = 0
+        window.update(repeating: 1, count: lookaheadFrames + 1)
+        windowSum = Double(lookaheadFrames + 1)
         dequeHead = 0
         dequeTail = 0
         windowPosition = 0
         envelope = 1
         frameIndex = 0
-        unityRun = latencyFrames + 1
+        unityRun = lookaheadFrames + 1
         gainReductionBits.store(Float(0).bitPattern, ordering: .relaxed)
     }
 
@@ -214,24 +274,28 @@ public final class LimiterNode: AudioNode {
     @_noLocks
     private func process(input: AudioBlock, inputChannels: Int, output: AudioBlock,
                          channels: Int, offset: Int, frames: Int) -> Float {
-        let lookahead = latencyFrames, windowLength = latencyFrames + 1
+        let kept = keptFrames, delay = latencyFrames, windowLength = lookaheadFrames + 1
         let stride = historyStride
         let limit = ceiling
         let peaks = framePeaks
 
         // 1. Into the delay lines (NaN/Inf → 0: they would poison the gain computer and
-        //    the delay line), and the peak of each frame over the channels.
+        //    the delay line), and the true peak of each frame, the largest over the channels.
         peaks.update(repeating: 0, count: frames)
-        var chunkPeak: Int32 = 0
         for c in 0..<channels {
-            let line = history + c * stride + lookahead
+            let line = history + c * stride
             if inputChannels > 0 {
                 let source = UnsafePointer(input.channels[min(c, inputChannels - 1)] + offset)
-                chunkPeak = max(chunkPeak, limiterSanitize(source, line, peaks: peaks, count: frames))
+                limiterSanitize(source, line + kept, count: frames)
             } else {
-                line.update(repeating: 0, count: frames)
+                (line + kept).update(repeating: 0, count: frames)
             }
+            // The frames six before the newest: the interpolation reaches six after them.
+            truePeaks(line: UnsafePointer(line), first: kept - 6, frames: frames, interval: intervalPeaks + c, peaks: peaks)
         }
+        // Each frame's peak becomes the largest within six frames of the frame six
+        // before it: the peak of frame `kept − 12 + i`, whose output leaves `lookahead` later.
+        let chunkPeak = widenPeaks(peaks, frames: frames)
 
         var smallestGain: Float = 1
         if unityRun >= windowLength && Float(bitPattern: UInt32(bitPattern: chunkPeak)) <= limit {
@@ -248,7 +312,7 @@ public final class LimiterNode: AudioNode {
             windowSum = Double(windowLength)
             unityRun = min(unityRun + frames, Int(Int32.max))
             for c in 0..<channels {
-                let line = history + c * stride, destination = output.channels[c] + offset
+                let line = history + c * stride + kept - delay, destination = output.channels[c] + offset
                 for i in 0..<frames { destination[i] = line[i] }
             }
         } else {
@@ -256,19 +320,70 @@ public final class LimiterNode: AudioNode {
             let gains = UnsafePointer(frameGains)
             // 5. Apply, and clamp: nothing leaves above the ceiling, whatever the rounding.
             for c in 0..<channels {
-                let line = UnsafePointer(history + c * stride), destination = output.channels[c] + offset
+                let line = UnsafePointer(history + c * stride + kept - delay), destination = output.channels[c] + offset
                 for i in 0..<frames {
                     let y = line[i] * gains[i]
                     destination[i] = min(max(y, -limit), limit)
                 }
             }
         }
-        // The delay lines move on: their last `lookahead` samples to the front.
+        // The delay lines move on: their last `kept` samples to the front.
         for c in 0..<channels {
             let line = history + c * stride
-            for i in 0..<lookahead { line[i] = line[i + frames] }
+            for i in 0..<kept { line[i] = line[i + frames] }
         }
         return smallestGain
+    }
+
+    /// The true peak of `frames` frames of one channel's delay line, from index
+    /// `first` on (each needs the five samples before it and the six after), raised
+    /// into `peaks` as Float bits; returns the largest. `interval` carries the
+    /// peak between the last frame of one call and the first of the next.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on preallocated state.
+    @_noLocks
+    private func truePeaks(line: UnsafePointer<Float>, first: Int, frames: Int,
+                           interval: UnsafeMutablePointer<Float>, peaks: UnsafeMutablePointer<Int32>) {
+        let w = UnsafePointer(interpolationWeights)
+        var before = interval.pointee
+        for i in 0..<frames {
+            let j = first + i
+            let taps = line + j - 5
+            // The three points between frame j and frame j + 1.
+            var a: Float = 0, b: Float = 0, c: Float = 0
+            for k in 0..<12 {
+                let x = taps[k]
+                a += x * w[k]
+                b += x * w[12 + k]
+                c += x * w[24 + k]
+            }
+            let after = max(max(abs(a), abs(b)), abs(c))
+            let peak = max(max(abs(line[j]), before), after)
+            before = after
+            peaks[i] = max(peaks[i], Int32(bitPattern: peak.bitPattern))
+        }
+        interval.pointee = before
+    }
+
+    /// Replaces each of `frames` true peaks by the largest of it and the twelve
+    /// before it (through the `recentPeaks` ring, across chunks); returns the largest.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic on preallocated state.
+    @_noLocks
+    private func widenPeaks(_ peaks: UnsafeMutablePointer<Int32>, frames: Int) -> Int32 {
+        let ring = recentPeaks
+        var position = recentPosition
+        var largest: Int32 = 0
+        for i in 0..<frames {
+            ring[position] = peaks[i]
+            position = position == 12 ? 0 : position + 1
+            var widest: Int32 = 0
+            for k in 0..<13 { widest = max(widest, ring[k]) }
+            peaks[i] = widest
+            largest = max(largest, widest)
+        }
+        recentPosition = position
+        return largest
     }
 
     /// Steps 2–4 for `frames` frames whose peaks are in `framePeaks`: the gains go
@@ -344,52 +459,27 @@ public final class LimiterNode: AudioNode {
 // MARK: Audio thread: kernels
 
 /// Copies `count` samples from `source` to `destination`, with NaN and ±Inf
-/// replaced by +0, raises `peaks[i]` to the bits of |sample i| where that is
-/// larger, and returns the largest of those bits. Bit patterns of non-negative
-/// floats order like their values, so the maxima are integer maxima, in lane-wise
-/// arithmetic without comparisons (SIMD masks compile into long shuffles).
+/// replaced by +0, in lane-wise integer arithmetic (SIMD masks compile into long
+/// shuffles).
 /// - Thread: audio
 /// - Realtime: safe. Arithmetic on caller-owned memory.
 @_noLocks @inline(__always)
-private func limiterSanitize(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-                             peaks: UnsafeMutablePointer<Int32>, count: Int) -> Int32 {
+private func limiterSanitize(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, count: Int) {
     typealias Bits = SIMD8<Int32>
     let width = 8
-    var largest = Bits()
     var i = 0
     while i + width <= count {
         let bits = UnsafeRawPointer(source + i).loadUnaligned(as: Bits.self)
-        let magnitude = bits & 0x7FFF_FFFF
         // magnitude − 0x7F80_0000 is negative exactly for finite values; its sign,
         // shifted across the lane, keeps them and clears NaN and ±Inf.
-        let keep = (magnitude &- 0x7F80_0000) &>> 31
+        let keep = ((bits & 0x7FFF_FFFF) &- 0x7F80_0000) &>> 31
         UnsafeMutableRawPointer(destination + i).storeBytes(of: bits & keep, as: Bits.self)
-        let finite = magnitude & keep
-        let peak = limiterLanewiseMax(UnsafeRawPointer(peaks + i).loadUnaligned(as: Bits.self), finite)
-        UnsafeMutableRawPointer(peaks + i).storeBytes(of: peak, as: Bits.self)
-        largest = limiterLanewiseMax(largest, peak)
         i += width
     }
-    var result: Int32 = 0
-    for k in 0..<width { result = max(result, largest[k]) }
     while i < count {
         let bits = Int32(bitPattern: source[i].bitPattern)
-        let magnitude = bits & 0x7FFF_FFFF
-        let keep = (magnitude &- 0x7F80_0000) &>> 31
+        let keep = ((bits & 0x7FFF_FFFF) &- 0x7F80_0000) &>> 31
         destination[i] = Float(bitPattern: UInt32(bitPattern: bits & keep))
-        let peak = max(peaks[i], magnitude & keep)
-        peaks[i] = peak
-        result = max(result, peak)
         i += 1
     }
-    return result
-}
-
-/// The larger of each pair of non-negative lanes: a ^ ((a ^ b) & m), m all ones
-/// where a − b is negative.
-/// - Thread: audio
-/// - Realtime: safe
-@_noLocks @inline(__always)
-private func limiterLanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> {
-    a ^ ((a ^ b) & ((a &- b) &>> 31))
 }

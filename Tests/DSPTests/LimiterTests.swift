@@ -24,10 +24,11 @@ final class LimiterTests: XCTestCase {
         return (0..<channels).map { _ in (0..<frames).map { _ in noise.next() * scale } }
     }
 
-    func testLatencyIsTheLookahead() {
+    func testLatencyIsTheLookaheadAndTheTruePeakDelay() {
         let limiter = LimiterNode()
         _ = BlockRenderHarness(limiter, inputChannelCounts: [2])
-        XCTAssertEqual(limiter.latencyFrames, 48)
+        XCTAssertEqual(limiter.latencyFrames, 48 + LimiterNode.truePeakDelayFrames)
+        XCTAssertEqual(LimiterNode.truePeakDelayFrames, 12)
         XCTAssertEqual(limiter.ceilingGain, ceiling, accuracy: 1e-7)
     }
 
@@ -37,8 +38,9 @@ final class LimiterTests: XCTestCase {
         let input = loudNoise(frames: 48_000, channels: 2, scale: 10, seed: 1)
         let output = harness.run([input], blockSize: 256)
         assertHoldsCeiling(output)
-        // Not by silencing: the loudest samples come out near the ceiling.
-        XCTAssertGreaterThan(output[0].map(abs).max()!, ceiling * 0.9)
+        // Not by silencing: the loudest samples come out within 6 dB of the ceiling (the
+        // limiter holds true peaks, which in white noise stand a few dB over its samples).
+        XCTAssertGreaterThan(output[0].map(abs).max()!, ceiling * 0.5)
         XCTAssertGreaterThan(limiter.gainReductionDB, 15)
     }
 
@@ -47,8 +49,11 @@ final class LimiterTests: XCTestCase {
         let input = (0..<48_000).map { i -> Float in (i / 240) % 2 == 0 ? 10 : -10 }  // 100 Hz, +20 dBFS
         let output = harness.run([[input]], blockSize: 128)
         assertHoldsCeiling(output)
-        // Once settled, the square comes out at the ceiling.
-        XCTAssertEqual(abs(output[0][40_000]), ceiling, accuracy: 1e-3)
+        // Once settled, the square's true peak is at the ceiling: its flat tops sit under
+        // it by the overshoot its edges ring with between samples (Gibbs: under 3 dB).
+        let top = abs(output[0][40_000])
+        XCTAssertLessThan(top, ceiling * 0.98)
+        XCTAssertGreaterThan(top, ceiling * 0.7)
     }
 
     func testHoldsCeilingOnSingleSampleImpulses() {
@@ -117,14 +122,15 @@ final class LimiterTests: XCTestCase {
         XCTAssertEqual(limiter.gainReductionDB, 0)
     }
 
-    /// The live mic's setting: no look-ahead, so no latency; the ceiling still holds.
-    func testWithoutLookaheadNothingIsDelayedAndTheCeilingHolds() {
+    /// The live mic's setting: no look-ahead, so only the true peak's twelve
+    /// frames of latency; the ceiling still holds.
+    func testWithoutLookaheadOnlyTheTruePeakDelaysAndTheCeilingHolds() {
         let limiter = LimiterNode(lookaheadMilliseconds: 0)
         let harness = BlockRenderHarness(limiter, inputChannelCounts: [2])
-        XCTAssertEqual(limiter.latencyFrames, 0)
+        XCTAssertEqual(limiter.latencyFrames, 12)
         let quiet = (0..<4_800).map { Float(0.1 * sin(Double($0) * 2 * .pi * 440 / 48_000)) }
         let passed = harness.run([[quiet, quiet]], blockSize: 64)
-        XCTAssertEqual(passed[0], quiet, "below the ceiling the signal passes undelayed, bit for bit")
+        XCTAssertEqual(Array(passed[0][12...]), Array(quiet[..<(4_800 - 12)]), "below the ceiling the signal passes delayed 12 frames, bit for bit")
         let loud = loudNoise(frames: 48_000, channels: 2, scale: 10, seed: 7)
         for blockSize in [1, 64, 333] {
             let output = BlockRenderHarness(LimiterNode(lookaheadMilliseconds: 0), inputChannelCounts: [2]).run([loud], blockSize: blockSize)
