@@ -213,6 +213,10 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertEqual(kill(process.processIdentifier, SIGKILL), 0)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        // The take's log was written from its start: a kill leaves it beside the take, with no summary.
+        let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
+        XCTAssertTrue(log.hasPrefix("busker take log for \(take)"), log)
+        XCTAssertFalse(log.contains("summary:"), "a take cut short has no summary: \(log)")
 
         let afterKill = framesLibsndfileReads(take)
         XCTAssertGreaterThanOrEqual(afterKill, recorded - 48000, "libsndfile: \(afterKill) frames, \(recorded) reported recorded")
