@@ -63,14 +63,18 @@ public struct OutputReplacement: Sendable {
         replacesExistingFile ? "\(target) was left as it was" : "\(target) was not written"
     }
 
-    /// Makes the written (and closed) temporary file the named one: flushes it
-    /// to the disk, renames it over `target`, and flushes the folder's entry.
+    /// Makes the written (and closed) temporary file the named one: gives it
+    /// the old file's permissions (if one was there), flushes it to the disk,
+    /// renames it over `target`, and flushes the folder's entry.
     /// - Throws: `AudioFileError.writeFailed` naming `target`; the temporary is
     ///   then removed and the old file is as it was.
     /// - Thread: control
     /// - Realtime: unsafe (file system calls)
     public func commit() throws(AudioFileError) {
         guard writesTemporary else { return }
+        let destination = URL(fileURLWithPath: target).resolvingSymlinksInPath().path
+        var old = stat()
+        if replacesExistingFile && stat(destination, &old) == 0 { chmod(writePath, old.st_mode & 0o7777) }
         let fd = open(writePath, O_RDONLY | O_CLOEXEC)
         var failure: String?
         if fd < 0 {
@@ -79,7 +83,6 @@ public struct OutputReplacement: Sendable {
             if fsync(fd) != 0 && errno != EINVAL { failure = String(cString: strerror(errno)) }
             close(fd)
         }
-        let destination = URL(fileURLWithPath: target).resolvingSymlinksInPath().path
         if failure == nil && rename(writePath, replacesExistingFile ? destination : target) != 0 {
             failure = String(cString: strerror(errno))
         }

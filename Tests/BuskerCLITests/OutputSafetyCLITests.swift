@@ -151,6 +151,17 @@ final class OutputSafetyCLITests: XCTestCase {
     /// Standard output a pipe nobody reads: busker is not killed by SIGPIPE
     /// and still writes its file.
     func testAClosedOutputPipeDoesNotKillARender() throws {
+        // The setup breaks the pipe: a program that keeps SIGPIPE's default action dies of it.
+        let yes = Process()
+        yes.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
+        let yesOut = Pipe()
+        yes.standardOutput = yesOut
+        try yes.run()
+        try yesOut.fileHandleForReading.close()
+        yes.waitUntilExit()
+        XCTAssertEqual(yes.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(yes.terminationStatus, SIGPIPE)
+
         let input = try writeSine("piped.wav", seconds: 1)
         let output = folder + "/piped-out.wav"
         let process = Process()

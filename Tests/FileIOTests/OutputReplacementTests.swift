@@ -20,6 +20,7 @@ final class OutputReplacementTests: XCTestCase {
     func testCommitReplacesTheFileAndDiscardLeavesItAsItWas() throws {
         let target = folder + "/song.wav"
         try Data("old take".utf8).write(to: URL(fileURLWithPath: target))
+        chmod(target, 0o640)
         let kept = try OutputReplacement(target: target)
         XCTAssertTrue(kept.replacesExistingFile)
         XCTAssertTrue(kept.writesTemporary)
@@ -34,6 +35,8 @@ final class OutputReplacementTests: XCTestCase {
         try Data("the new one".utf8).write(to: URL(fileURLWithPath: replaced.writePath))
         try replaced.commit()
         XCTAssertEqual(try bytes(target), Data("the new one".utf8))
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? Int), 0o640,
+                       "the new file has the old one's permissions")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["song.wav"])
     }
 
