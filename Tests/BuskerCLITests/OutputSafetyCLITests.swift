@@ -80,15 +80,9 @@ final class OutputSafetyCLITests: XCTestCase {
     /// the old file byte-identical, no temporary left.
     func testARenderOnAFullDiskLeavesTheOldFileAsItWas() throws {
         let song = try writeLongSong()
-        let disk = try mountSmallDisk()
-        defer { unmount(disk) }
-        let old = try writeOldFile("disk/full.wav", seconds: 4)
-        let before = try Data(contentsOf: URL(fileURLWithPath: old))
-        let r = try runBusker(["render", song, font, "-o", old, "-r", "8000", "--format", "s16", "--no-progress"])
-        assertOneLineError(r, status: 1, mentioning: "writing '\(old)' failed: ")
-        XCTAssertTrue(r.stderr.hasSuffix("; \(old) was left as it was\n"), r.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: old)), before)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), ["full.wav"], "no temporary left")
+        try assertAFullDiskKeepsTheOldFile(named: "full.wav") { old in
+            ["render", song, font, "-o", old, "-r", "8000", "--format", "s16", "--no-progress"]
+        }
     }
 
     // MARK: live --input file: --output file:
@@ -121,15 +115,9 @@ final class OutputSafetyCLITests: XCTestCase {
     /// `busker live` on files filling the disk: the old output kept, one line.
     func testALiveRunOnFilesOnAFullDiskLeavesTheOldOutputAsItWas() throws {
         let input = try writeSine("voice.wav", seconds: 60)
-        let disk = try mountSmallDisk()
-        defer { unmount(disk) }
-        let old = try writeOldFile("disk/out.wav", seconds: 4)
-        let before = try Data(contentsOf: URL(fileURLWithPath: old))
-        let r = try runBusker(["live", "--input", "file:" + input, "--output", "file:" + old, "-r", "8000", "--format", "s16"])
-        assertOneLineError(r, status: 1, mentioning: "writing '\(old)' failed: ")
-        XCTAssertTrue(r.stderr.hasSuffix("; \(old) was left as it was\n"), r.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: old)), before)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), ["out.wav"], "no temporary left")
+        try assertAFullDiskKeepsTheOldFile(named: "out.wav") { old in
+            ["live", "--input", "file:" + input, "--output", "file:" + old, "-r", "8000", "--format", "s16"]
+        }
     }
 
     /// A run that completes replaces the old file with the whole new one.
@@ -183,22 +171,10 @@ final class OutputSafetyCLITests: XCTestCase {
 
     /// A format-0 song: one piano note held 240 s at 120 BPM (1920 s at --tempo 0.125).
     private func writeLongSong() throws -> String {
-        func vlq(_ value: Int) -> [UInt8] {
-            var out = [UInt8(value & 0x7F)]
-            var v = value >> 7
-            while v > 0 {
-                out.insert(UInt8(0x80 | (v & 0x7F)), at: 0)
-                v >>= 7
-            }
-            return out
-        }
-        let noteOff = 240 * 960
-        let track: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20, 0x00, 0x90, 60, 100]
-            + vlq(noteOff) + [0x80, 60, 0] + [0x00, 0xFF, 0x2F, 0x00]
-        let bytes: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0]
-            + Array("MTrk".utf8) + withUnsafeBytes(of: UInt32(track.count).bigEndian, Array.init) + track
+        var song = GMTestSong()
+        song.note(0, channel: 0, 60, length: 240)
         let path = folder + "/long.mid"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try song.write(to: path, endSeconds: 240)
         return path
     }
 
@@ -237,6 +213,23 @@ final class OutputSafetyCLITests: XCTestCase {
             usleep(5000)
         }
         return nil
+    }
+
+    /// Runs busker with the arguments `arguments(old)` makes, writing over
+    /// `old` (4 s of 8 kHz mono) on a full 1 MB tmpfs: exit 1, one line with
+    /// the write error and that the old file was kept; the old file
+    /// byte-identical, no temporary left.
+    private func assertAFullDiskKeepsTheOldFile(named name: String, arguments: (String) -> [String],
+                                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let disk = try mountSmallDisk()
+        defer { unmount(disk) }
+        let old = try writeOldFile("disk/" + name, seconds: 4)
+        let before = try Data(contentsOf: URL(fileURLWithPath: old))
+        let r = try runBusker(arguments(old))
+        assertOneLineError(r, status: 1, mentioning: "writing '\(old)' failed: ", file: file, line: line)
+        XCTAssertTrue(r.stderr.hasSuffix("; \(old) was left as it was\n"), r.stderr, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: old)), before, file: file, line: line)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), [name], "no temporary left", file: file, line: line)
     }
 
     /// A 1 MB tmpfs at `folder/disk`; skips the test when mounting is refused (not root).

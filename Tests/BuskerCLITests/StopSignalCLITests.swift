@@ -39,14 +39,8 @@ final class StopSignalCLITests: XCTestCase {
 
     /// An offline take (`record --input file:`) ends at SIGHUP with what was read, finalized.
     func testSIGHUPFinalizesAnOfflineTake() throws {
-        // A WAV whose header promises 4 GB of 8 kHz mono (a sparse file): far longer than the test waits.
         let input = folder + "/long.wav"
-        let dataBytes: UInt32 = 0xFFFF_0000
-        func le32(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * UInt32($0))) & 0xFF) } }
-        let header = Array("RIFF".utf8) + le32(dataBytes + 36) + Array("WAVEfmt ".utf8) + le32(16)
-            + [1, 0, 1, 0] + le32(8000) + le32(16000) + [2, 0, 16, 0] + Array("data".utf8) + le32(dataBytes)
-        try Data(header).write(to: URL(fileURLWithPath: input))
-        XCTAssertEqual(truncate(input, off_t(header.count) + off_t(dataBytes)), 0)
+        try writeSparseWAV(at: input)
         let take = folder + "/cut.wav"
         let (process, out, err) = try launchBusker(["record", take, "--input", "file:\(input)", "--format", "wav16"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
