@@ -94,6 +94,34 @@ final class StopSignalCLITests: XCTestCase {
         }
     }
 
+    /// The terminal itself goes away (the tmux server killed, as an ssh
+    /// session dropping does): busker gets SIGHUP and a terminal that
+    /// answers every write with EIO, and still finalizes its take and exits.
+    func testAClosedTerminalStillFinalizesTheTake() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is not installed (apt-get install tmux)")
+        let card = try VirtualSoundCardFixture(name: "busker-sig-hangup")
+        defer { try? card.stop() }
+        let environment = "ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path) JACK_DEFAULT_SERVER=\(card.serverName) "
+            + "JACK_NO_START_SERVER=1 TERM=xterm-256color"
+        let take = folder + "/hangup.wav"
+        let script = folder + "/hangup.sh"
+        try """
+        echo $$ > "\(folder)/pid"
+        exec "\(buskerPath)" live --input busker_in --output busker_out --record "\(take)"
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(socket: "busker-hangup-\(getpid())", columns: 100, rows: 30,
+                                   arguments: ["/bin/bash", script], environment: environment)
+        defer { tmux.stop() }
+        XCTAssertTrue(tmux.waitForLine { $0.contains("BUSKER LIVE") }, "the live screen: \((try? tmux.screen()) ?? [])")
+        XCTAssertTrue(waitUntil({ ((try? FileManager.default.attributesOfItem(atPath: take)[.size] as? Int) ?? 0) > 48000 * 6 }, timeout: 30))
+        let pid = try XCTUnwrap(Int32(String(contentsOfFile: folder + "/pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        tmux.stop()
+        XCTAssertTrue(waitUntil({ kill(pid, 0) != 0 }, timeout: 10), "busker ended when its terminal closed")
+        try assertFinalized(take, bytesPerFrame: 6)
+        let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
+        XCTAssertTrue(log.contains("\nsummary: "), "the take was ended, not cut: \(log)")
+    }
+
     // MARK: Helpers
 
     /// Runs busker on the card until its take holds a second, sends
