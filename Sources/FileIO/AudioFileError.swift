@@ -23,6 +23,18 @@ public enum AudioFileError: Error, CustomStringConvertible, Equatable {
     }
 }
 
+extension AudioFileError {
+    /// Whether the error comes before an output file is created (a file
+    /// that cannot be opened, a format refused), so that no output was
+    /// touched and there is nothing to say about it.
+    public var leavesOutputUntouched: Bool {
+        switch self {
+        case .cannotOpen, .unsupported: true
+        case .truncated, .readFailed, .writeFailed, .resampler: false
+        }
+    }
+}
+
 extension AudioFileError: DriverError {
     /// An offline driver's file failing to open is neither busy nor missing hardware.
     public var startFailure: StartFailure {

@@ -162,7 +162,9 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
 
     // MARK: Running
 
-    /// Creates the output file and starts the reader, render and writer threads.
+    /// Creates the output (a temporary file beside the named one, renamed
+    /// into place when the run completes) and starts the reader, render and
+    /// writer threads.
     /// An offline run reads its input once: a second start is refused.
     /// - Throws: `AudioFileError` when the output cannot be created (a folder,
     ///   an unknown extension, no permission; nothing is left behind);
@@ -194,8 +196,9 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         threads = [readerThread, renderThread]
     }
 
-    /// Stops at once: a run still going ends and its partial output file is
-    /// removed; a run whose threads are through is closed as it ended.
+    /// Stops at once: a run still going ends and its partial output is removed
+    /// (a file at the output path is left as it was); a run whose threads are
+    /// through is closed as it ended.
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
@@ -243,14 +246,22 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         closed = true
     }
 
+    /// Thrown by `run` when `isInterrupted` said so: the partial output is
+    /// removed and a file at the output path is left as it was.
+    public struct Interrupted: Error {}
+
     /// Renders the file through the plan `makePlan` builds for the input's
     /// channel count (returning the plan and its latency in frames), on an
-    /// engine of its own, to the end. On failure the partial output file is
-    /// removed and the error thrown.
+    /// engine of its own, to the end. On failure the partial output is
+    /// removed (a file at the output path is left as it was) and the error thrown.
+    /// - Parameter isInterrupted: asked on the calling thread every few
+    ///   milliseconds while the run goes; true abandons the run (`Interrupted`
+    ///   thrown). Unlike `Options.isCancelled`, nothing is written.
     /// - Thread: control (it waits for the threads: the one plan is installed
     ///   before they start, so none is retired meanwhile)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
-    public func run(makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
+    public func run(isInterrupted: () -> Bool = { false },
+                    makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
         let (plan, latency) = try makePlan(reader.channelCount, processSpec)
         outputChannelCount = plan.outputChannelCount
         graphLatencyFrames = latency
@@ -258,12 +269,29 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         engine.install(plan)
         defer { engine.releaseAll() }
         try start(engine: engine)
-        joinThreads()
+        while stopReason == nil {
+            if isInterrupted() {
+                close()
+                throw Interrupted()
+            }
+            // A signal needs no finer grain; a tighter loop would take CPU time from the run's threads.
+            usleep(2000)
+        }
         finish(timeoutMilliseconds: 0)
         close()
         if let failure { throw failure }
         report?.silenced = engine.silencedAudio()
         return report!
+    }
+
+    /// What became of the output file when the run did not complete, for the
+    /// end of an error line: "OUT.wav was left as it was" (a file was there)
+    /// or "OUT.wav was not written".
+    /// - Thread: control
+    /// - Realtime: unsafe (allocates)
+    public var outputKeptNote: String {
+        output?.replacement.keptNote ?? (try? OutputReplacement(target: options.outputPath))?.keptNote
+            ?? "\(options.outputPath) was not written"
     }
 
     // MARK: Ending
@@ -274,8 +302,8 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
         threads = []
     }
 
-    /// Joins every thread, closes the output (removing it when the run
-    /// failed), makes the report and says how the run ended. Control thread.
+    /// Joins every thread, closes the output (renamed into place, or removed
+    /// when the run failed), makes the report and says how the run ended. Control thread.
     private func conclude(_ output: OfflineOutput, _ run: Run) -> DriverStopReason {
         if let ended { return ended }
         joinThreads()

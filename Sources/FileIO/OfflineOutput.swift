@@ -6,17 +6,23 @@ import Synchronization
 /// The output side of an offline run, which both offline drivers share: the
 /// file, the ring the `audio-render` thread fills, the `file-writer` thread
 /// that drains the ring into the file, the flags the run's threads share, and
-/// how the run ends (the file closed, or removed when the run failed or was
-/// cut short).
+/// how the run ends (the file renamed into place, or removed when the run
+/// failed or was cut short).
 ///
-/// Life cycle, on the control thread: `init` creates the file (nothing is
-/// left behind when it throws); `startWriter()` starts `file-writer`; the
-/// render thread `push`es blocks and sets `renderDone` when it is through;
-/// the control thread `end(failure:)`s the run after joining its own
-/// threads, or `abandon()`s it.
+/// The file is written beside the named one and renamed over it only when
+/// complete (`OutputReplacement`): a failure or an interrupt leaves a file
+/// that was there byte for byte as it was.
+///
+/// Life cycle, on the control thread: `init` creates the temporary file
+/// (nothing is left behind when it throws); `startWriter()` starts
+/// `file-writer`; the render thread `push`es blocks and sets `renderDone`
+/// when it is through; the control thread `end(failure:)`s the run after
+/// joining its own threads, or `abandon()`s it.
 final class OfflineOutput: @unchecked Sendable {
     let path: String
     let channelCount: Int
+    /// The temporary file and the rename that makes it `path`.
+    let replacement: OutputReplacement
     let ring: SampleRing
 
     // MARK: Shared (atomics)
@@ -39,19 +45,18 @@ final class OfflineOutput: @unchecked Sendable {
     private var writer: SoundFileWriter?
     private var thread: RealtimeThread?
 
-    /// Creates the output file and a ring of four times `blockFrames` (at least 16384 frames).
+    /// Creates the temporary output file and a ring of four times `blockFrames` (at least 16384 frames).
     /// - Throws: `AudioFileError` for a folder, an unknown extension, a refused format or no permission.
     /// - Thread: control
     /// - Realtime: unsafe (creates a file, allocates)
     init(path: String, sampleRate: Int, channelCount: Int, sampleFormat: SampleFormat, blockFrames: Int) throws(AudioFileError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw .cannotOpen(path: path, reason: "is a directory")
-        }
+        let replacement = try OutputReplacement(target: path)
         // A file-size limit (ulimit -f) must be a write error the run reports
         // (and the partial file removed), not a signal that kills the process.
         signal(SIGXFSZ, SIG_IGN)
-        writer = try SoundFileWriter(path: path, sampleRate: sampleRate, channelCount: channelCount, sampleFormat: sampleFormat)
+        writer = try SoundFileWriter(path: replacement.writePath, sampleRate: sampleRate, channelCount: channelCount,
+                                     sampleFormat: sampleFormat, shownPath: path)
+        self.replacement = replacement
         self.path = path
         self.channelCount = channelCount
         ring = SampleRing(capacity: max(blockFrames, 16384) * channelCount * 4)
@@ -93,12 +98,13 @@ final class OfflineOutput: @unchecked Sendable {
     }
 
     /// Ends the run after the control thread joined its own threads: waits for
-    /// the writer, closes the file, and removes it when the run failed.
+    /// the writer, closes the file, and renames it into place; when the run
+    /// failed, removes it instead (a file that was at `path` stays as it was).
     /// - Parameter failure: what failed elsewhere in the run (the reader), if anything.
     /// - Returns: the frames written, and the run's first error: a write error,
-    ///   else `failure`, else one from closing the file.
+    ///   else `failure`, else one from closing or renaming the file.
     /// - Thread: control
-    /// - Realtime: unsafe (joins a thread, closes or removes a file)
+    /// - Realtime: unsafe (joins a thread, closes, renames or removes a file)
     func end(failure: (any Error)?) -> (frames: Int64, error: (any Error)?) {
         thread?.join()
         thread = nil
@@ -110,20 +116,28 @@ final class OfflineOutput: @unchecked Sendable {
             closeError = error
         }
         writer = nil
-        let error = writeError ?? failure ?? closeError
-        if error != nil { try? FileManager.default.removeItem(atPath: path) }
-        return (frames, error)
+        if let error = writeError ?? failure ?? closeError {
+            replacement.discard()
+            return (frames, error)
+        }
+        do {
+            try replacement.commit()
+        } catch {
+            return (frames, error)
+        }
+        return (frames, nil)
     }
 
     /// Cuts the run short: every thread of the run is told to stop; once the
-    /// caller has joined its own threads, `discard()` removes the partial file.
+    /// caller has joined its own threads, `discard()` removes the partial temporary file.
     /// - Thread: control
     /// - Realtime: safe
     func abandon() {
         abort.store(true, ordering: .releasing)
     }
 
-    /// After `abandon()` and the caller's joins: waits for the writer, closes and removes the file.
+    /// After `abandon()` and the caller's joins: waits for the writer, closes
+    /// and removes the temporary file (a file that was at `path` stays as it was).
     /// - Thread: control
     /// - Realtime: unsafe (joins a thread, removes a file)
     func discard() {
@@ -131,7 +145,7 @@ final class OfflineOutput: @unchecked Sendable {
         thread = nil
         try? writer?.close()
         writer = nil
-        try? FileManager.default.removeItem(atPath: path)
+        replacement.discard()
     }
 
     // MARK: Audio thread

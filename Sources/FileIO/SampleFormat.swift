@@ -58,7 +58,8 @@ public enum ContainerFormat: String, CaseIterable, Sendable {
 
     func sndfileFormat(sample: SampleFormat) -> Int32 {
         switch self {
-        case .wav: return Int32(SF_FORMAT_WAV) | sample.sndfileSubtype
+        // RF64 for files that pass 4 GiB; the writer asks for the downgrade to a plain WAV below that.
+        case .wav: return Int32(SF_FORMAT_RF64) | sample.sndfileSubtype
         case .aiff: return Int32(SF_FORMAT_AIFF) | sample.sndfileSubtype
         case .flac:
             // FLAC stores integers only, up to 24 bits.

@@ -43,7 +43,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         public var realtimeFactor: Double { audioSeconds / max(wallSeconds, 1e-9) }
     }
 
-    /// Thrown by `run` when `isCancelled` said so; the partial file is removed.
+    /// Thrown by `run` when `isCancelled` said so; the partial output is
+    /// removed and a file at the output path is left as it was.
     public struct Cancelled: Error {}
 
     public let options: Options
@@ -115,7 +116,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
 
     // MARK: Running
 
-    /// Creates the output file and starts the render and writer threads.
+    /// Creates the output (a temporary file beside the named one, renamed
+    /// into place when the render completes) and starts the render and writer threads.
     /// A render runs once: a second start is refused.
     /// - Throws: `AudioFileError` when the output cannot be created (nothing is
     ///   left behind); `OfflineRunError.runsOnce` after a render.
@@ -140,8 +142,9 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         }
     }
 
-    /// Stops at once: a render still going ends and its partial file is
-    /// removed; one that has ended is closed as it ended.
+    /// Stops at once: a render still going ends and its partial output is
+    /// removed (a file at the output path is left as it was); one that has
+    /// ended is closed as it ended.
     /// - Thread: control
     /// - Realtime: unsafe (joins threads, removes a file)
     public func stop() {
@@ -193,8 +196,8 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
     ///   - songFrames: the song's length in output frames (at its tempo scale).
     ///   - isCancelled: asked on the calling thread while it waits; true stops the render.
     ///   - progress: called on the calling thread with the frames written so far, when that grew.
-    /// On failure or cancellation the partial output file is removed and the error
-    /// (or `Cancelled`) thrown.
+    /// On failure or cancellation the partial output is removed (a file at the
+    /// output path is left as it was) and the error (or `Cancelled`) thrown.
     /// - Thread: control (it waits, freeing the plans the audio thread retires)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
     public func run(plan: RenderPlan, engine: RenderEngine, latencyFrames: Int, songFrames: Int,
@@ -226,10 +229,20 @@ public final class SongRenderDriver: AudioDriver, @unchecked Sendable {
         return report!
     }
 
+    /// What became of the output file when the render did not complete, for
+    /// the end of an error line: "OUT.wav was left as it was" (a file was
+    /// there) or "OUT.wav was not written".
+    /// - Thread: control
+    /// - Realtime: unsafe (allocates)
+    public var outputKeptNote: String {
+        output?.replacement.keptNote ?? (try? OutputReplacement(target: options.outputPath))?.keptNote
+            ?? "\(options.outputPath) was not written"
+    }
+
     // MARK: Ending
 
-    /// Joins the threads, closes the file (removing it when the render
-    /// failed), makes the report and says how the render ended. Control thread.
+    /// Joins the threads, closes the file (renamed into place, or removed when
+    /// the render failed), makes the report and says how the render ended. Control thread.
     private func conclude(_ output: OfflineOutput, _ counts: Counts) -> DriverStopReason {
         if let ended { return ended }
         thread?.join()

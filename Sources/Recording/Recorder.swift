@@ -143,8 +143,11 @@ public final class Recorder: @unchecked Sendable {
         // The header is on disk before the first frame: a take killed at once is still a WAV.
         if format.isWAV { _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         // A log left by an earlier take of this name (--force) is not this take's:
-        // its losses must not appear under this take's summary.
+        // its losses must not appear under this take's summary. This take's log
+        // is there from its start, so a kill leaves one beside the take.
         unlink(TakeLog.path(forTake: path))
+        let log = TakeLog(takePath: path, sampleRate: sampleRate, channelCount: tap.channelCount)
+        log.begin()
         // The MIDI file is a valid (empty) SMF from the start, as the WAV is.
         if let midiPath = options.midiPath {
             try? MIDITakeFile.write(events: [], sampleRate: sampleRate, to: midiPath)
@@ -160,7 +163,7 @@ public final class Recorder: @unchecked Sendable {
         } else {
             tap.prepareTake(midiLatencyFrames: options.midiLatencyFrames, frameLimit: options.frameLimit ?? 0)
         }
-        recorder.writer = RealtimeThread(name: "rec-writer") { recorder.writeLoop(file) }
+        recorder.writer = RealtimeThread(name: "rec-writer") { recorder.writeLoop(file, log: log) }
         return recorder
     }
 
@@ -269,7 +272,7 @@ public final class Recorder: @unchecked Sendable {
     /// through `options.calls` until `stop()`, then finalizes the file.
     /// - Thread: writer.
     /// - Realtime: unsafe (file I/O, allocates, sleeps).
-    private func writeLoop(_ file: OpenFile) {
+    private func writeLoop(_ file: OpenFile, log: TakeLog) {
         let calls = options.calls
         let ch = channelCount
         let chunkFrames = options.chunkFrames
@@ -280,7 +283,6 @@ public final class Recorder: @unchecked Sendable {
             chunk.deallocate()
             zeros.deallocate()
         }
-        let log = TakeLog(takePath: path, sampleRate: sampleRate, channelCount: ch)
         // Everything that goes into the file (silence for gaps too) is measured as it goes in.
         let meter = options.measuresLoudness ? try? LoudnessMeter(channelCount: ch, sampleRate: sampleRate) : nil
         var fileFrames = 0
@@ -412,7 +414,7 @@ public final class Recorder: @unchecked Sendable {
         midiCount = midi.filter { $0.message.channel != nil }.count
         loudness = meter?.report
         // Every take's log ends with its summary; the report points at it only when something was lost.
-        let lost = log.exists
+        let lost = log.hasEntries
         log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
                                frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
                                droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,

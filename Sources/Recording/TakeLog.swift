@@ -1,12 +1,16 @@
 import Foundation
 
-/// The sidecar log of a take (`TAKE.wav.log`): one line per loss (dropped
-/// frames, an xrun, a write error) with its position, written as it happens
-/// and flushed, so it survives a crash too, and at the end a summary line
-/// with the take's totals and loudness. A log whose only line after the
-/// heading is the summary means nothing was lost.
-/// - Realtime: unsafe (file I/O). The writer thread only.
-final class TakeLog {
+/// The sidecar log of a take (`TAKE.wav.log`), created with its heading when
+/// the take starts: one line per loss (dropped frames, an xrun, a write
+/// error) with its position, written as it happens and flushed, so it
+/// survives a crash too, and at the end a summary line with the take's
+/// totals and loudness. A log whose only line after the heading is the
+/// summary means nothing was lost; one with no summary is of a take that was
+/// cut short (killed, or the power went).
+/// - Realtime: unsafe (file I/O). Created on the control thread (`begin()`),
+///   then used by the writer thread only: it is handed over once, before
+///   that thread starts, hence `@unchecked Sendable`.
+final class TakeLog: @unchecked Sendable {
     let path: String
     private let takePath: String
     private let sampleRate: Int
@@ -14,8 +18,8 @@ final class TakeLog {
     private var file: UnsafeMutablePointer<FILE>?
     private(set) var entries = 0
 
-    /// A log for the take at `takePath`; the file is created by the first entry.
-    /// - Thread: writer
+    /// A log for the take at `takePath`; `begin()` creates the file.
+    /// - Thread: control
     /// - Realtime: unsafe (allocates)
     init(takePath: String, sampleRate: Int, channelCount: Int) {
         self.takePath = takePath
@@ -84,23 +88,34 @@ final class TakeLog {
                + (report.loudness.map { "; loudness \($0.description)" } ?? ""))
     }
 
-    /// Appends a line and flushes it, creating the file (with its heading) first.
+    /// Creates the file with its heading and flushes it, so that a take
+    /// killed at any moment after it started has its log beside it. A log
+    /// that cannot be created is not a reason to refuse the take: its lines
+    /// are then dropped, and the summary on the terminal still says what was lost.
+    /// - Thread: control (before the writer thread starts)
+    /// - Realtime: unsafe (file I/O)
+    func begin() {
+        guard file == nil else { return }
+        file = fopen(path, "a")
+        guard let file else { return }
+        fputs("busker take log for \(takePath) (\(sampleRate) Hz, \(channelCount) channels); positions are from the take's "
+              + "first frame; no summary line at the end means the take was cut short (busker repair mends its header)\n", file)
+        fflush(file)
+    }
+
+    /// Appends a line and flushes it.
     /// - Thread: writer
     /// - Realtime: unsafe (file I/O)
     private func append(_ line: String) {
-        if file == nil {
-            file = fopen(path, "a")
-            guard file != nil else { return }
-            fputs("busker take log for \(takePath) (\(sampleRate) Hz, \(channelCount) channels); positions are from the take's first frame\n", file)
-        }
+        if file == nil { begin() }
+        guard let file else { return }
         fputs(line + "\n", file)
         fflush(file)
         entries += 1
     }
 
-    /// Whether anything was logged (the file exists): before the summary,
-    /// whether anything was lost.
+    /// Whether anything was logged: before the summary, whether anything was lost.
     /// - Thread: writer
     /// - Realtime: safe
-    var exists: Bool { file != nil }
+    var hasEntries: Bool { entries > 0 }
 }

@@ -1,8 +1,28 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes one line to standard error: the commands' one-line errors and warnings.
 public func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    writeUnchecked(line + "\n", to: STDERR_FILENO)
+}
+
+/// Writes `text` to the descriptor, all of it unless the descriptor refuses:
+/// a pipe whose reader is gone (EPIPE; SIGPIPE is ignored), a terminal that
+/// hung up (EIO). Output that cannot be shown is dropped rather than ending
+/// the process with a take or an output file unfinished.
+/// - Thread: control
+/// - Realtime: unsafe (a system call that may block)
+public func writeUnchecked(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        done += n
+    }
 }
 
 /// Seconds with one decimal, as the commands' summary lines print them.

@@ -1,25 +1,41 @@
 import Engine
 import FileIO
+import Session
 
 extension LiveChain {
     /// Runs the live chain over a file offline (`busker live --input file:`,
-    /// the benchmark), its output aligned with its input.
-    /// - Parameter outputChannelCount: 2, or 1 for a mono output file.
-    /// - Throws: `CommandLineError.runtime` with the one-line reason;
-    ///   `CommandLineError.usage` for a strip reading a channel the file does not have.
+    /// the benchmark), its output aligned with its input. The output is
+    /// written beside the named file and renamed into place only when
+    /// complete: a failure or an interruption leaves a file that was there as it was.
+    /// - Parameters:
+    ///   - outputChannelCount: 2, or 1 for a mono output file.
+    ///   - interruption: asked every few milliseconds while the run goes; a
+    ///     signal abandons it (nothing is written).
+    /// - Throws: `CommandLineError.runtime` with the one-line reason and what
+    ///   became of the output file; `CommandLineError.usage` for a strip
+    ///   reading a channel the file does not have.
     public static func renderFile(options: FileRenderDriver.Options, settings: LiveSettings, outputChannelCount: Int = 2,
-                                  limiterLookaheadMilliseconds: Float = 1) throws -> FileRenderDriver.Report {
+                                  limiterLookaheadMilliseconds: Float = 1,
+                                  interruption: () -> ProcessSignal? = { nil }) throws -> FileRenderDriver.Report {
+        let driver: FileRenderDriver
         do {
-            let driver = try FileRenderDriver(options: options)
-            return try driver.run { channels, spec in
+            driver = try FileRenderDriver(options: options)
+        } catch {
+            throw CommandLineError.runtime(error.description)
+        }
+        var signal: ProcessSignal?
+        do {
+            return try driver.run(isInterrupted: { signal = interruption(); return signal != nil }) { channels, spec in
                 let chain = try LiveChain(inputChannelCount: channels, settings: settings, outputChannelCount: outputChannelCount,
                                           limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
                 return (try chain.compile(spec: spec), chain.latencyFrames)
             }
         } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.description)
+            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
         } catch let error as GraphError {
             throw CommandLineError.runtime(error.description)
+        } catch is FileRenderDriver.Interrupted {
+            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal"); \(driver.outputKeptNote)")
         }
     }
 }

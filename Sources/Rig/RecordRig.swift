@@ -12,7 +12,7 @@ import Session
 /// that ended early (exit 1).
 public enum RecordRig {
     /// Records from a capture PCM (or a JACK client's input ports) until
-    /// SIGINT/SIGTERM, `duration`, or the device stops.
+    /// SIGINT/SIGTERM/SIGHUP, `duration`, or the device stops.
     /// - Parameters:
     ///   - driver: ALSA: the capture PCM, its playback side the monitor
     ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
@@ -115,7 +115,7 @@ public enum RecordRig {
     }
 
     /// Records an audio file offline, as fast as the machine allows, until its
-    /// end, `duration`, or SIGINT/SIGTERM (the take keeps what was read).
+    /// end, `duration`, or SIGINT/SIGTERM/SIGHUP (the take keeps what was read).
     /// - Parameters:
     ///   - channels: the take's channels (nil: the file's).
     ///   - rate: the take's rate (nil: the file's own; another is resampled).
@@ -137,7 +137,7 @@ public enum RecordRig {
         // The file driver always writes an output; here it is only a by-product.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("busker-record-\(getpid())-\(UUID().uuidString).wav").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        // Ctrl-C (SIGINT, SIGTERM) ends the input where it is: the take is finalized with what was recorded.
+        // Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the input where it is: the take is finalized with what was recorded.
         StopSignals.install()
         let taps = TapHolder()
         var options = FileRenderDriver.Options(inputPath: inputPath, outputPath: scratch)
@@ -181,7 +181,7 @@ public enum RecordRig {
         let report = recorder.stop(audioHasStopped: true)
         print("busker record: \(inputPath) → \(report.summary)")
         if cancelled, let signal = StopSignals.pending {
-            throw CommandLineError.runtime("stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+            throw CommandLineError.runtime("stopped by \(signal); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
         }
         if let error = report.error {
             throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")

@@ -2,6 +2,7 @@ import Engine
 import FileIO
 import Foundation
 import Sequencing
+import Session
 
 /// `busker render`: a MIDI file through the instruments to an audio file,
 /// offline, as fast as the machine allows. Made in two steps so that a
@@ -48,13 +49,16 @@ public final class SongRender {
         Double(player.lengthFrames) / Double(options.driver.engineRate) / Double(options.tempo)
     }
 
-    /// Renders the song and its tail to the output file.
+    /// Renders the song and its tail to the output file, written beside it
+    /// and renamed into place only when complete.
     /// - Parameters:
-    ///   - isCancelled: asked while the render runs; true stops it (nothing is written).
+    ///   - interruption: asked while the render runs; a signal stops it
+    ///     (nothing is written; a file at the output path is left as it was).
     ///   - progress: the seconds written so far, as they grow.
     /// - Returns: the summary line.
-    /// - Throws: `CommandLineError.runtime`: the file could not be written, or the render was interrupted.
-    public func run(isCancelled: () -> Bool, progress: (Double) -> Void) throws -> String {
+    /// - Throws: `CommandLineError.runtime`: the file could not be written, or
+    ///   the render was interrupted; the line says what became of the output file.
+    public func run(interruption: () -> ProcessSignal?, progress: (Double) -> Void) throws -> String {
         let rate = options.driver.engineRate
         let spec = ProcessSpec(sampleRate: Double(rate), maximumBlockSize: options.driver.blockSize)
         let plan = try rig.chain.compile(spec: spec)
@@ -63,16 +67,19 @@ public final class SongRender {
         engine.attach(rig.scheduler)
         player.play()
         let report: SongRenderDriver.Report
+        let songFrames = Int((Double(player.lengthFrames) / Double(options.tempo)).rounded(.up))
+        var signal: ProcessSignal?
         do {
-            let songFrames = Int((Double(player.lengthFrames) / Double(options.tempo)).rounded(.up))
             report = try driver.run(plan: plan, engine: engine, latencyFrames: rig.chain.latencyFrames, songFrames: songFrames,
-                                    isCancelled: isCancelled) { written in
+                                    isCancelled: { signal = interruption(); return signal != nil }) { written in
                 progress(Double(written) / Double(rate))
             }
         } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.description)
+            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
         } catch is SongRenderDriver.Cancelled {
-            throw CommandLineError.runtime("interrupted; \(options.driver.outputPath) was not written")
+            let percent = Int(min(1, Double(driver.framesWritten) / Double(max(1, songFrames))) * 100)
+            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal") at \(percent) %; "
+                                           + driver.outputKeptNote)
         }
         rig.collectRetired()
         return "busker render: \(options.songPath) → \(options.driver.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz, "

@@ -4,19 +4,22 @@ import Synchronization
 import Glibc
 #endif
 
-/// SIGINT, SIGTERM, SIGTSTP and SIGCONT as flags the control loop polls:
-/// the handlers only record; the session state machine decides what each
-/// means (stop cleanly with recordings finalized and the terminal restored;
+/// SIGINT, SIGTERM, SIGHUP, SIGTSTP and SIGCONT as flags the control loop
+/// polls: the handlers only record; the session state machine decides what
+/// each means (the three stops: stop cleanly with recordings finalized, an
+/// output file completed or the old one kept, and the terminal restored;
 /// Ctrl-Z: interrupt audio, give the terminal back, then really stop;
 /// continue: resume only per policy).
 public enum StopSignals {
     /// One flag per signal, so two different signals in one poll are both seen.
     public static let interrupt = Atomic<Bool>(false)
     public static let terminate = Atomic<Bool>(false)
+    public static let hangup = Atomic<Bool>(false)
     public static let terminalStop = Atomic<Bool>(false)
     public static let resume = Atomic<Bool>(false)
 
-    /// Installs the handlers for SIGINT and SIGTERM, which only set the flags.
+    /// Installs the handlers for SIGINT, SIGTERM and SIGHUP (a closed
+    /// terminal or ssh session), which only set the flags.
     /// - Parameter jobControl: also catch SIGTSTP and SIGCONT (the sessions,
     ///   which must interrupt audio and restore the terminal before stopping);
     ///   without it Ctrl-Z keeps its default action.
@@ -26,18 +29,30 @@ public enum StopSignals {
     public static func install(jobControl: Bool = false) {
         signal(SIGINT) { _ in StopSignals.interrupt.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in StopSignals.terminate.store(true, ordering: .relaxed) }
+        signal(SIGHUP) { _ in StopSignals.hangup.store(true, ordering: .relaxed) }
         if jobControl {
             signal(SIGTSTP) { _ in StopSignals.terminalStop.store(true, ordering: .relaxed) }
             signal(SIGCONT) { _ in StopSignals.resume.store(true, ordering: .relaxed) }
         }
     }
 
-    /// SIGINT or SIGTERM, if one arrived, without taking it (offline renders poll this).
+    /// Ignores SIGPIPE for the whole process: a write to a pipe whose reader
+    /// is gone (`busker … | head`) fails with EPIPE, and the command goes on
+    /// to finish its take or output file rather than die with it unfinished.
+    /// - Thread: control (before any other thread starts)
+    /// - Realtime: unsafe (changes a signal disposition)
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// The stop signal (SIGINT, SIGTERM or SIGHUP) that arrived, if one did,
+    /// without taking it (offline runs poll this).
     /// - Thread: any
     /// - Realtime: safe
-    public static var pending: Int32? {
-        if interrupt.load(ordering: .relaxed) { return SIGINT }
-        if terminate.load(ordering: .relaxed) { return SIGTERM }
+    public static var pending: ProcessSignal? {
+        if interrupt.load(ordering: .relaxed) { return .interrupt }
+        if terminate.load(ordering: .relaxed) { return .terminate }
+        if hangup.load(ordering: .relaxed) { return .hangup }
         return nil
     }
 
@@ -46,6 +61,7 @@ public enum StopSignals {
         var signals: [ProcessSignal] = []
         if interrupt.exchange(false, ordering: .relaxed) { signals.append(.interrupt) }
         if terminate.exchange(false, ordering: .relaxed) { signals.append(.terminate) }
+        if hangup.exchange(false, ordering: .relaxed) { signals.append(.hangup) }
         if terminalStop.exchange(false, ordering: .relaxed) { signals.append(.terminalStop) }
         if resume.exchange(false, ordering: .relaxed) { signals.append(.continue) }
         return signals

@@ -6,6 +6,8 @@ public enum ProcessSignal: Hashable, Sendable, CaseIterable, CustomStringConvert
     case interrupt
     /// SIGTERM: stop cleanly.
     case terminate
+    /// SIGHUP (the terminal or ssh session closed): stop cleanly.
+    case hangup
     /// SIGTSTP (Ctrl-Z): interrupt the audio, give the terminal back, then really stop the process.
     case terminalStop
     /// SIGCONT (`fg`, `bg`): the process runs again; audio resumes only per policy.
@@ -15,6 +17,7 @@ public enum ProcessSignal: Hashable, Sendable, CaseIterable, CustomStringConvert
         switch self {
         case .interrupt: "SIGINT"
         case .terminate: "SIGTERM"
+        case .hangup: "SIGHUP"
         case .terminalStop: "SIGTSTP"
         case .continue: "SIGCONT"
         }

@@ -58,7 +58,7 @@ public struct SessionStateMachine: Sendable {
         switch event {
         case .userStart: (.starting, [.startAudio(route)])
         case .userStop: (.stopped(.user), [.end(exitStatus: 0)])
-        case .signal(.interrupt), .signal(.terminate):
+        case .signal(.interrupt), .signal(.terminate), .signal(.hangup):
             (.stopped(.signal(event.signal!)), [.end(exitStatus: 0)])
         // Nothing to interrupt, but Ctrl-Z must still stop the process.
         case .signal(.terminalStop): (.idle, [.suspendProcess])
@@ -139,7 +139,7 @@ public struct SessionStateMachine: Sendable {
         switch event {
         case .userStart:
             return (.recovering(micLive: micLive), [reason == .suspended ? .resumeAudio(route) : .startAudio(route)])
-        case .userStop, .signal(.interrupt), .signal(.terminate), .deviceLost, .driverError:
+        case .userStop, .signal(.interrupt), .signal(.terminate), .signal(.hangup), .deviceLost, .driverError:
             return running(micLive: micLive, event)!
         case .micOn: return (.interrupted(reason, micLive: true), [])
         case .micOff: return (.interrupted(reason, micLive: false), [])
@@ -185,7 +185,7 @@ public struct SessionStateMachine: Sendable {
         case .userStart:
             return (.recovering(micLive: micLive), [.startAudio(route)])
         case .userStop: return end(.user)
-        case .signal(.interrupt), .signal(.terminate): return end(.signal(event.signal!))
+        case .signal(.interrupt), .signal(.terminate), .signal(.hangup): return end(.signal(event.signal!))
         case .micOn: return (.waitingForDevice(lost: lost, micLive: true), [])
         case .micOff: return (.waitingForDevice(lost: lost, micLive: false), [])
         case let .formatChanged(format): return (same, [.rebuildGraph(format)])
@@ -220,7 +220,7 @@ public struct SessionStateMachine: Sendable {
     private func running(micLive: Bool, _ event: SessionEvent, whileRecovering: Bool = false) -> (SessionState, [SessionEffect])? {
         switch event {
         case .userStop: return end(.user)
-        case .signal(.interrupt), .signal(.terminate): return end(.signal(event.signal!))
+        case .signal(.interrupt), .signal(.terminate), .signal(.hangup): return end(.signal(event.signal!))
         case let .deviceLost(what): return lost(what, micLive: micLive)
         case let .driverError(what): return end(.error(what))
         case .signal(.terminalStop):

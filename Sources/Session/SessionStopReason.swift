@@ -2,7 +2,7 @@
 public enum SessionStopReason: Hashable, Sendable, CustomStringConvertible {
     /// The quit key.
     case user
-    /// SIGINT or SIGTERM.
+    /// SIGINT, SIGTERM or SIGHUP.
     case signal(ProcessSignal)
     /// `busker play --no-tui SONG.mid`: the song is over.
     case songEnded

@@ -1,4 +1,5 @@
 import Foundation
+import Rig
 
 /// A one-line progress bar with the elapsed time and an ETA, redrawn in place
 /// on standard error at most ten times a second.
@@ -6,6 +7,8 @@ public final class ProgressBar {
     private let totalSeconds: Double
     private let started = Date()
     private var lastDraw = Date.distantPast
+    /// The fraction done as last reported, for a bar that ends short.
+    private var fraction: Double = 0
 
     public init(totalSeconds: Double) {
         self.totalSeconds = max(totalSeconds, 1e-3)
@@ -13,16 +16,24 @@ public final class ProgressBar {
 
     /// `seconds` of audio are done.
     public func update(seconds: Double) {
+        fraction = min(1, seconds / totalSeconds)
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
-        draw(fraction: min(1, seconds / totalSeconds), elapsed: now.timeIntervalSince(started))
+        draw(fraction: fraction, elapsed: now.timeIntervalSince(started))
     }
 
-    /// Draws 100 % and ends the line.
+    /// Draws 100 % and ends the line: the work is complete.
     public func finish() {
         draw(fraction: 1, elapsed: Date().timeIntervalSince(started))
-        FileHandle.standardError.write(Data("\n".utf8))
+        writeUnchecked("\n", to: STDERR_FILENO)
+    }
+
+    /// Ends the line at the fraction last reported: the work stopped short
+    /// (interrupted, or failed), and the bar says how far it got.
+    public func stopShort() {
+        draw(fraction: fraction, elapsed: Date().timeIntervalSince(started))
+        writeUnchecked("\n", to: STDERR_FILENO)
     }
 
     private func draw(fraction: Double, elapsed: Double) {
@@ -32,6 +43,6 @@ public final class ProgressBar {
         let eta = fraction > 0.01 ? elapsed * (1 - fraction) / fraction : .nan
         let etaText = eta.isFinite ? String(format: "ETA %.1f s", eta) : "ETA …"
         let line = String(format: "\r  %@ %3d %%  %.1f s  %@\u{1B}[K", bar, Int(fraction * 100), elapsed, etaText)
-        FileHandle.standardError.write(Data(line.utf8))
+        writeUnchecked(line, to: STDERR_FILENO)
     }
 }

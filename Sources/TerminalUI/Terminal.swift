@@ -1,4 +1,5 @@
 import Foundation
+import Rig
 import Session
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// no cursor, and (where the terminal speaks the kitty keyboard protocol and
 /// the screen asked for it) key press, repeat and release events.
 /// `restore()` puts everything back exactly as it was, and runs on every way
-/// out (Esc, SIGINT, SIGTERM, Ctrl-Z, errors), so the shell is left as it was;
+/// out (Esc, SIGINT, SIGTERM, SIGHUP, Ctrl-Z, errors), so the shell is left as it was;
 /// `enter()` after Ctrl-Z's SIGCONT takes the terminal again, key events included.
 public final class Terminal {
     private let input: Int32
@@ -40,7 +41,7 @@ public final class Terminal {
     ///   - input: the terminal's file descriptor to read keys from.
     ///   - output: where the screen's bytes go (standard output; tests capture them).
     public init(input: Int32 = STDIN_FILENO,
-                output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+                output: @escaping (String) -> Void = { writeUnchecked($0, to: STDOUT_FILENO) }) {
         self.input = input
         self.output = output
     }

@@ -41,14 +41,15 @@ enum LiveCommand {
     ALSA devices (PCM names, as in aplay -D; see busker devices):
       -D, --device PCM       capture and playback on one PCM (default: default)
       --input PCM            capture PCM, or file:PATH to read an audio file
-      --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff)
+      --output PCM           playback PCM, or file:PATH to write a file (.wav, .flac, .ogg, .aiff);
+                             an existing file is replaced only when the run completes
       --period FRAMES        frames per period, 1…8192 (default 64, JACK's -p; files: 1024)
       --periods N            periods per buffer, 2…16 (default 2; JACK's -n)
       --periods-ahead N      periods of playback queued ahead of capture, 0…15 (default 1:
                              round trip 2 periods; 0 saves a period where the device
                              keeps time itself, as a JACK or pipewire PCM does, at more risk of xruns)
       -r, --rate HZ          sample rate, 8000…192000 (default 48000)
-      --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM
+      --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM/SIGHUP
       --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
                              (default 0 on devices: no added delay; 1 for files)
 
@@ -156,9 +157,10 @@ enum LiveCommand {
         if args.has("verbose") {
             print("busker live: \(options.outputPath): \(options.sampleFormat.alsaName) at \(options.engineRate) Hz, blocks of \(options.blockSize) frames")
         }
-        let report = try LiveChain.renderFile(options: options, settings: settings,
-                                               outputChannelCount: try args.int("channels", in: 1...2) ?? 2,
-                                               limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds() ?? 1)
+        let channels = try args.int("channels", in: 1...2) ?? 2, lookahead = try args.limiterLookaheadMilliseconds() ?? 1
+        StopSignals.install()
+        let report = try LiveChain.renderFile(options: options, settings: settings, outputChannelCount: channels,
+                                               limiterLookaheadMilliseconds: lookahead, interruption: { StopSignals.pending })
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")

@@ -11,8 +11,8 @@ enum RecordCommand {
     static let help = """
     usage: busker record [PATH] [options]
 
-    Records an input as it is, with no processing, until Ctrl-C (SIGINT or
-    SIGTERM), --duration, or the end of an input file. Without PATH the
+    Records an input as it is, with no processing, until Ctrl-C (SIGINT,
+    SIGTERM or SIGHUP), --duration, or the end of an input file. Without PATH the
     take goes to $XDG_MUSIC_DIR/Busker (else ~/Music/Busker) with a dated name;
     PATH may also be a folder. An existing file is never overwritten: an
     explicit PATH that exists is an error unless --force.

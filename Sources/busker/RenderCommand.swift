@@ -19,7 +19,9 @@ enum RenderCommand {
     a SoundFont may be given in either order, as to fluidsynth: Busker tells
     them apart by their content.
 
-      -o, --output PATH      the audio file to write (.wav, .flac, .ogg, .aiff); replaced if it exists
+      -o, --output PATH      the audio file to write (.wav, .flac, .ogg, .aiff; a WAV past 4 GiB
+                             is RF64); an existing file is replaced only when the render
+                             completes: a failure or Ctrl-C leaves it as it was
       -r, --rate HZ          sample rate, 8000…192000 (default 48000)
       -f, --sample-format, --format FMT
                              the file's samples: \(ArgumentScanner.sampleFormatNames);
@@ -67,8 +69,11 @@ enum RenderCommand {
         let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: render.songSeconds) : nil
         let summary: String
         do {
-            defer { bar?.finish() }
-            summary = try render.run(isCancelled: { StopSignals.pending != nil }) { bar?.update(seconds: $0) }
+            summary = try render.run(interruption: { StopSignals.pending }) { bar?.update(seconds: $0) }
+            bar?.finish()
+        } catch {
+            bar?.stopShort()
+            throw error
         }
         print(summary)
     }

@@ -21,6 +21,9 @@ func runCommand(_ arguments: [String]) throws {
     }
 }
 
+// `busker … | head`: a write to the closed pipe fails (EPIPE) instead of
+// killing busker with a take or an output file unfinished.
+StopSignals.ignoreBrokenPipes()
 do {
     try runCommand(Array(CommandLine.arguments.dropFirst()))
     exit(0)

@@ -97,12 +97,7 @@ final class RecordCommandTests: XCTestCase {
     /// so, and the take is finalized, its header counting every frame in it.
     func testCtrlCFinalizesAnOfflineTake() throws {
         let input = folder + "/long.wav"
-        let dataBytes: UInt32 = 0xFFFF_0000
-        func le32(_ x: UInt32) -> [UInt8] { (0..<4).map { UInt8((x >> (8 * UInt32($0))) & 0xFF) } }
-        let header = Array("RIFF".utf8) + le32(dataBytes + 36) + Array("WAVEfmt ".utf8) + le32(16)
-            + [1, 0, 1, 0] + le32(8000) + le32(16000) + [2, 0, 16, 0] + Array("data".utf8) + le32(dataBytes)
-        try Data(header).write(to: URL(fileURLWithPath: input))
-        XCTAssertEqual(truncate(input, off_t(header.count) + off_t(dataBytes)), 0)
+        let dataBytes = try writeSparseWAV(at: input)
         let take = folder + "/cut.wav"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: buskerPath)
@@ -213,6 +208,10 @@ final class RecordCommandTests: XCTestCase {
         XCTAssertEqual(kill(process.processIdentifier, SIGKILL), 0)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        // The take's log was written from its start: a kill leaves it beside the take, with no summary.
+        let log = try String(contentsOfFile: take + ".log", encoding: .utf8)
+        XCTAssertTrue(log.hasPrefix("busker take log for \(take)"), log)
+        XCTAssertFalse(log.contains("summary:"), "a take cut short has no summary: \(log)")
 
         let afterKill = framesLibsndfileReads(take)
         XCTAssertGreaterThanOrEqual(afterKill, recorded - 48000, "libsndfile: \(afterKill) frames, \(recorded) reported recorded")

@@ -108,13 +108,20 @@ final class OfflineSessionTests: XCTestCase {
                                    reopen: { throw AudioFileError.cannotOpen(path: input, reason: "not reopened") })
         runner.send(.userStart)
         XCTAssertTrue(driver.isRunning)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: output), "the output is created when the run starts")
+        // The run writes a temporary beside the output; the output itself appears only when the run completes.
+        let temporaryPrefix = ".cut.wav.busker-"
+        func temporaries() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(temporaryPrefix) }
+        }
+        XCTAssertEqual(temporaries().count, 1, "the temporary is created when the run starts")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "the output appears only when the run completes")
         // The first block is held until after the signal is read; the stop joins the render thread, so open the gate meanwhile.
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { gate.signal() }
         runner.poll()
         XCTAssertEqual(runner.state, .stopped(.signal(.interrupt)))
         XCTAssertEqual(driver.stopReason, .requested)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "a render cut short leaves nothing behind")
+        XCTAssertEqual(temporaries(), [], "nor a temporary")
         runner.close()
         engine.releaseAll()
     }

@@ -24,7 +24,7 @@ enum Fixture {
         .deviceLost(lostText), .driverError("Input/output error"),
         .deviceAppeared("busker_out"), .deviceAppeared("hw:9,0"),
         .formatChanged(format), .serverRestarted, .songEnded,
-        .signal(.interrupt), .signal(.terminate), .signal(.terminalStop), .signal(.continue),
+        .signal(.interrupt), .signal(.terminate), .signal(.hangup), .signal(.terminalStop), .signal(.continue),
     ]
 }
 

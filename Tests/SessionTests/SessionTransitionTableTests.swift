@@ -19,6 +19,7 @@ final class SessionTransitionTableTests: XCTestCase {
         t[.userStop] = .to(.stopped(.user), [.end(exitStatus: 0)])
         t[.signal(.interrupt)] = .to(.stopped(.signal(.interrupt)), [.end(exitStatus: 0)])
         t[.signal(.terminate)] = .to(.stopped(.signal(.terminate)), [.end(exitStatus: 0)])
+        t[.signal(.hangup)] = .to(.stopped(.signal(.hangup)), [.end(exitStatus: 0)])
         t[.signal(.terminalStop)] = .to(.idle, [.suspendProcess])
         return t
     }
@@ -48,6 +49,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .songEnded: .nothing,
             .signal(.interrupt): .ended(.signal(.interrupt)),
             .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.hangup): .ended(.signal(.hangup)),
             .signal(.terminalStop): .ctrlZ(micLive: true),
             .signal(.continue): .nothing,
         ]
@@ -78,6 +80,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .songEnded: .to(.stopped(.songEnded), [.drainAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 0)]),
             .signal(.interrupt): .ended(.signal(.interrupt)),
             .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.hangup): .ended(.signal(.hangup)),
             .signal(.terminalStop): .ctrlZ(micLive: m),
             .signal(.continue): .nothing,
         ]
@@ -110,6 +113,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .songEnded: .nothing,
             .signal(.interrupt): .ended(.signal(.interrupt)),
             .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.hangup): .ended(.signal(.hangup)),
             .signal(.terminalStop): .ctrlZ(micLive: true),
             .signal(.continue): .nothing,
         ]
@@ -142,6 +146,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .songEnded: .nothing,
             .signal(.interrupt): .ended(.signal(.interrupt)),
             .signal(.terminate): .ended(.signal(.terminate)),
+            .signal(.hangup): .ended(.signal(.hangup)),
             .signal(.terminalStop): .ctrlZ(micLive: true),
             .signal(.continue): .nothing,
         ]
@@ -178,6 +183,7 @@ final class SessionTransitionTableTests: XCTestCase {
         t[.serverRestarted] = .to(same, [.tell("server is back")])
         t[.signal(.interrupt)] = .ended(.signal(.interrupt))
         t[.signal(.terminate)] = .ended(.signal(.terminate))
+        t[.signal(.hangup)] = .ended(.signal(.hangup))
         t[.signal(.terminalStop)] = .to(same, [.restoreTerminal, .suspendProcess])
         t[.signal(.continue)] = .to(same, [.reenterTerminal])
         return t
@@ -233,7 +239,7 @@ final class SessionTransitionTableTests: XCTestCase {
                 pairs += 1
             }
         }
-        XCTAssertEqual(pairs, 15 * 25)
+        XCTAssertEqual(pairs, 15 * 26)
     }
 
     // MARK: --auto-resume --reconnect
