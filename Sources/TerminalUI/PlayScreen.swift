@@ -61,17 +61,9 @@ public enum PlayScreen {
         let names = s.pressedNotes.sorted().map { NoteName.name(of: $0, style: s.noteStyle) }
         screen.add("  sounding: \(bold)\(names.isEmpty ? "–" : names.joined(separator: " "))\(reset)", rank: Rank.sounding)
         screen.add("", rank: Rank.spacer)
-        // The pads in two rows of six, lit for a moment when struck.
-        var pads: [String] = []
-        for row in stride(from: 0, to: s.pads.count, by: 6) {
-            var padLine = "  "
-            for pad in s.pads[row..<min(row + 6, s.pads.count)] {
-                let style = pad.lit ? "\u{1B}[1;30;46m" : "\u{1B}[2m"
-                padLine += "\(style) \(pad.key) \(pad.name) \(reset) "
-            }
-            pads.append(padLine)
-        }
-        screen.add(pads, rank: Rank.pads)
+        // The pads, lit for a moment when struck, wrapped between pads (never inside a name).
+        let pads = s.pads.map { pad in "\(pad.lit ? "\u{1B}[1;30;46m" : "\u{1B}[2m") \(pad.key) \(pad.name) \(reset)" }
+        screen.add(LiveScreen.wrap(pads, width: width), rank: Rank.pads)
         screen.add("", rank: Rank.spacer)
         screen.add(s.legend.map { "  \(dim)\($0)\(reset)" }, rank: Rank.legend)
         screen.add("", rank: Rank.spacer)

@@ -56,13 +56,14 @@ public enum ScreenText {
     }
 
     /// `path` in at most `width` characters: whole, or "…" and as much of
-    /// its end as fits, starting at a `/` where one is in reach so the
-    /// shown part reads as a path (`…/gigs/take.wav`).
+    /// its end as fits. The shown part starts at a `/` when one is in the
+    /// first half of it, so it reads as a path (`…/gigs/take.wav`); a folder
+    /// name too long for that shows its end rather than vanish.
     public static func shortenedPath(_ path: String, to width: Int) -> String {
         guard path.count > width else { return path }
         guard width > 1 else { return String(ellipsis) }
         let tail = String(path.suffix(width - 1))
-        if let slash = tail.firstIndex(of: "/"), tail.distance(from: slash, to: tail.endIndex) > 1 {
+        if let slash = tail.firstIndex(of: "/"), tail.distance(from: tail.startIndex, to: slash) <= tail.count / 2 {
             return String(ellipsis) + tail[slash...]
         }
         return String(ellipsis) + tail

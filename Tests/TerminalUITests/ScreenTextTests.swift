@@ -32,6 +32,8 @@ final class ScreenTextTests: XCTestCase {
         XCTAssertEqual(ScreenText.shortenedPath(path, to: 22), "…/takes/take-0001.wav")
         XCTAssertEqual(ScreenText.shortenedPath(path, to: 16), "…/take-0001.wav")
         XCTAssertEqual(ScreenText.shortenedPath(path, to: 10), "…-0001.wav", "no slash in reach: the end alone")
+        XCTAssertEqual(ScreenText.shortenedPath("/tmp/a-long-folder-name-for-the-evening-set/take.wav", to: 30),
+                       "…-for-the-evening-set/take.wav", "a folder too long to show whole shows its end, not nothing")
         for width in 1...40 { XCTAssertLessThanOrEqual(ScreenText.shortenedPath(path, to: width).count, width) }
     }
 
