@@ -39,8 +39,8 @@ public enum LiveScreen {
     /// key or a preset save said) wrap between words with the take's path
     /// shortened from the left, the big MIC sign takes one line instead of
     /// three below 30 rows, and when rows are still short whole blocks go,
-    /// least needed first (`ScreenLayout`): the tip, the spacers, the MIDI
-    /// line, the loudness, the timing, the controls; the title, the state,
+    /// least needed first (`ScreenLayout`): the tip, the spacers, the
+    /// loudness, the timing, the MIDI and OSC line, the controls; the title, the state,
     /// the MIC sign, the meters, the keys with quit, the prompt and the
     /// message stay.
     public static func draw(_ s: LiveStatus, columns: Int, rows: Int = 24) -> String {
@@ -50,8 +50,8 @@ public enum LiveScreen {
     /// How much each block is needed: the higher, the later it goes on a short terminal.
     enum Rank {
         static let title = 100, state = 98, keys = 96, mic = 94, prompt = 92, message = 90, meters = 88,
-                   recording = 86, notice = 84, stripKeys = 80, guardLine = 70, controls = 60, timing = 50,
-                   loudness = 45, remote = 40, spacer = 10, tip = 0
+                   recording = 86, notice = 84, stripKeys = 80, guardLine = 70, controls = 60, remote = 58,
+                   timing = 50, loudness = 45, spacer = 10, tip = 0
     }
 
     static func layout(_ s: LiveStatus, columns: Int, rows: Int) -> ScreenLayout {

@@ -70,10 +70,17 @@ final class LiveScreenMessageTests: XCTestCase {
                 XCTAssertTrue(text.contains("MIC  ON") && text.contains("out R"), text)
             }
         }
-        // The OSC line is the first to go on a short screen; where it shows, it is whole.
+        // The OSC line goes before the controls on a crowded short screen; where it shows, it is whole.
         let wide = lines(LiveScreen.draw(try status(strips: 1), columns: 120, rows: 40))
         assertWhole(Self.oscRefusal, in: wide, "120×40")
         let tall = lines(LiveScreen.draw(try status(strips: 1), columns: 80, rows: 40))
         assertWhole(Self.oscRefusal, in: tall, "80×40")
+        var quieter = try status(strips: 2)
+        quieter.notice = nil
+        quieter.message = nil
+        quieter.bottomLine = nil
+        let usual = lines(LiveScreen.draw(quieter, columns: 80, rows: 24))
+        assertWhole(Self.oscRefusal, in: usual, "80×24, two strips, a take, no storm")
+        XCTAssertLessThanOrEqual(usual.count, 24)
     }
 }
