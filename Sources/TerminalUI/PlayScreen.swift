@@ -65,7 +65,7 @@ public enum PlayScreen {
         let pads = s.pads.map { pad in "\(pad.lit ? "\u{1B}[1;30;46m" : "\u{1B}[2m") \(pad.key) \(pad.name) \(reset)" }
         screen.add(LiveScreen.wrap(pads, width: width), rank: Rank.pads)
         screen.add("", rank: Rank.spacer)
-        screen.add(s.legend.map { "  \(dim)\($0)\(reset)" }, rank: Rank.legend)
+        screen.add(s.legend.flatMap { message($0, style: dim) }, rank: Rank.legend)
         screen.add("", rank: Rank.spacer)
         screen.add("  voices \(bold)\(s.samplerVoices)\(reset)/\(s.polyphony)"
                    + (s.drumVoices.map { "   drum voices \(bold)\($0)\(reset)" } ?? "")
