@@ -133,8 +133,12 @@ public final class InstrumentRig {
 
     /// What plays, for the first line of output; the sampler's part says
     /// what is in memory (`memorySummary`).
-    public var summary: String {
-        var text = "\(synth.presetName) from \(soundFont) (\(memorySummary))"
+    public var summary: String { summary(instrument: nil) }
+
+    /// `summary` naming `instrument` (the keyboard channel's now, after `{ }`)
+    /// instead of the one the session started with; nil: the starting one.
+    public func summary(instrument: String?) -> String {
+        var text = "\(instrument ?? synth.presetName) from \(soundFont) (\(memorySummary))"
         if let drumText { text += "; drums: \(drumText)" }
         return text
     }

@@ -113,6 +113,16 @@ public final class MIDISources {
         keyboardPort.releaseAllNotes()
     }
 
+    /// Whether any source besides the computer keyboard can send now: an
+    /// ALSA sequencer port connected, a raw MIDI input still reading, or a
+    /// JACK MIDI source patched in. Learn mode has nothing to learn without one.
+    public var hasSource: Bool {
+        if let sequencer, !sequencer.status.connectedSources.isEmpty { return true }
+        if let raw, !raw.status.state.isFinal { return true }
+        if let jack, jack.connectedSourceCount > 0 { return true }
+        return false
+    }
+
     /// One line for the screen: which sources are connected.
     public var summary: String {
         var parts = ["keyboard"]

@@ -7,9 +7,9 @@ import Synchronization
 /// the control thread, at frames computed exactly from the tempo map. The
 /// audio thread then walks them with a cursor: every event lands on its own
 /// frame whatever the block size, in live playback and offline renders alike,
-/// with no timer thread and no jitter. Play, stop, looping and the tempo scale
-/// are atomics the control thread sets; the player's own notes are tracked, so
-/// stopping or looping never leaves a note hanging.
+/// with no timer thread and no jitter. Play, stop, pause, resume, looping and
+/// the tempo scale are atomics the control thread sets; the player's own notes
+/// are tracked, so stopping, pausing or looping never leaves a note hanging.
 public final class MIDIFilePlayer: @unchecked Sendable {
     /// One channel message at its frame (tempo scale 1).
     struct Event {
@@ -19,7 +19,7 @@ public final class MIDIFilePlayer: @unchecked Sendable {
 
     /// What the player is doing, as the control thread sees it.
     public enum State: UInt8, Sendable {
-        case stopped, playing, finished
+        case stopped, playing, finished, paused
     }
 
     public let sampleRate: Int
@@ -29,7 +29,7 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     public let eventCount: Int
 
     // MARK: Shared (atomics)
-    /// 0 nothing asked, 1 play from the start, 2 stop.
+    /// 0 nothing asked, 1 play from the start, 2 stop, 3 pause, 4 resume.
     private let request = Atomic<UInt8>(0)
     private let looping = Atomic<Bool>(false)
     private let tempoScaleBits = Atomic<UInt64>(1.0.bitPattern)
@@ -86,6 +86,16 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     /// - Thread: any
     /// - Realtime: safe (an atomic store)
     public func stop() { request.store(2, ordering: .releasing) }
+    /// Pauses at the next cycle where the song is, ending every note the
+    /// song holds (and lifting its sustain); `resume()` goes on from there.
+    /// Nothing happens unless the song is playing.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic store)
+    public func pause() { request.store(3, ordering: .releasing) }
+    /// Goes on from where `pause()` left the song; nothing happens unless it is paused.
+    /// - Thread: any
+    /// - Realtime: safe (an atomic store)
+    public func resume() { request.store(4, ordering: .releasing) }
 
     /// Whether the song starts again from the top when it ends.
     /// - Thread: any (the audio thread reads it at the song's end)
@@ -135,6 +145,13 @@ public final class MIDIFilePlayer: @unchecked Sendable {
             rewind()
             playing = false
             stateValue.store(State.stopped.rawValue, ordering: .releasing)
+        case 3 where playing:
+            releaseHeld(at: 0, cycleStart: cycleStart, into: buffer)
+            playing = false
+            stateValue.store(State.paused.rawValue, ordering: .releasing)
+        case 4 where state == .paused:
+            playing = true
+            stateValue.store(State.playing.rawValue, ordering: .releasing)
         default:
             break
         }

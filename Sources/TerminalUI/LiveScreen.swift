@@ -34,36 +34,60 @@ public enum LiveScreen {
     ]
 
     /// The screen for a terminal of `columns` × `rows`. Everything is laid out
-    /// to fit: the key help and the strip's controls wrap between items, the
-    /// big MIC sign takes one line instead of three below 30 rows, and when
-    /// rows are still short the tip, the spacers and the notice go first (in
-    /// that order); the meters, the keys and learn mode's prompt stay.
+    /// to fit: the key help and the strip's controls wrap between items, long
+    /// messages (the session's notice, the take's line, MIDI and OSC, what a
+    /// key or a preset save said) wrap between words with the take's path
+    /// shortened from the left, the big MIC sign takes one line instead of
+    /// three below 30 rows, and when rows are still short whole blocks go,
+    /// least needed first (`ScreenLayout`): the tip, the spacers, the
+    /// loudness, the timing, the MIDI and OSC line, the controls; the title, the state,
+    /// the MIC sign, the meters, the keys with quit, the prompt and the
+    /// message stay.
     public static func draw(_ s: LiveStatus, columns: Int, rows: Int = 24) -> String {
+        layout(s, columns: columns, rows: rows).draw(columns: columns, rows: rows)
+    }
+
+    /// How much each block is needed: the higher, the later it goes on a short terminal.
+    enum Rank {
+        static let title = 100, state = 98, keys = 96, mic = 94, prompt = 92, message = 90, meters = 88,
+                   recording = 86, notice = 84, stripKeys = 80, guardLine = 70, controls = 60, remote = 58,
+                   timing = 50, loudness = 45, spacer = 10, tip = 0
+    }
+
+    static func layout(_ s: LiveStatus, columns: Int, rows: Int) -> ScreenLayout {
         let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
         let onStyle = "\u{1B}[1;30;42m", offStyle = "\u{1B}[1;37;41m"
         let width = max(20, columns - 1)
-        var head: [String] = []
-        head.append("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)")
+        func message(_ text: String, style: String, indent: String = "  ") -> [String] {
+            messageLines(text, width: width, style: style, indent: indent)
+        }
+        var screen = ScreenLayout()
+        screen.add("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)", rank: Rank.title)
         // Rate, period, round trip, the clock correction (two clocks), xruns and the DSP load:
         // wrapped between items.
         let timing = (s.latency.components(separatedBy: " · ") + ["xruns \(s.xruns)"] + (s.dspLoad.map { [$0.description] } ?? []))
             .map { "\(dim)\($0)\(reset)" }
-        head += wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }
+        screen.add(wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }, rank: Rank.timing)
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
-        head.append("state \(stateStyle)\(s.state)\(reset)" + (s.hint.map { "  \(dim)\($0)\(reset)" } ?? ""))
-        let notice = s.notice.map { "\(dim)\($0)\(reset)" }
+        screen.add(message("state " + s.state + (s.hint.map { "  " + $0 } ?? ""), style: stateStyle, indent: ""), rank: Rank.state)
+        if let notice = s.notice { screen.add(message(notice, style: dim, indent: ""), rank: Rank.notice) }
 
         let label = s.micOn ? "   MIC  ON   " : "   MIC  OFF  "
         let style = s.micOn ? onStyle : offStyle
         let action = "press space to turn the mic \(s.micOn ? "off" : "on")"
-        var mic: [String]
+        let recording = recordingLines(s.recording, width: width)
         if rows >= 30 {
             let pad = String(repeating: " ", count: label.count)
-            mic = ["  \(style)\(pad)\(reset)", "  \(style)\(label)\(reset)   \(action)", "  \(style)\(pad)\(reset)",
-                   recordingLine(s.recording)]
+            screen.add(["  \(style)\(pad)\(reset)", "  \(style)\(label)\(reset)   \(action)", "  \(style)\(pad)\(reset)"], rank: Rank.mic)
+            screen.add(recording, rank: Rank.recording)
         } else {
-            mic = ["  \(style)\(label)\(reset)   \(action)" + "   " + recordingLine(s.recording).dropFirst(2)]
-            if ANSIText.visibleWidth(mic[0]) > width { mic = ["  \(style)\(label)\(reset)   \(action)", recordingLine(s.recording)] }
+            let sign = "  \(style)\(label)\(reset)   \(action)"
+            if recording.count == 1, ANSIText.visibleWidth(sign) + 1 + ANSIText.visibleWidth(recording[0]) <= width {
+                screen.add(sign + " " + recording[0], rank: Rank.mic)
+            } else {
+                screen.add(sign, rank: Rank.mic)
+                screen.add(recording, rank: Rank.recording)
+            }
         }
 
         var meters: [String] = []
@@ -81,29 +105,18 @@ public enum LiveScreen {
             let side = s.outputPeakDB.count == 1 ? " out" : c == 0 ? " out L" : " out R"
             meters.append(meterLine(label: side.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: db, width: barWidth))
         }
+        screen.add(meters, rank: Rank.meters)
         // The output's short-term loudness, under its meters, where the bars start.
         if let lufs = s.shortTermLUFS {
-            meters.append("  " + String(repeating: " ", count: labelWidth) + " \(bold)S \(LoudnessReport.format(lufs)) LUFS\(reset)"
-                          + "  \(dim)short-term loudness, last 3 s (EBU R 128)\(reset)")
+            screen.add("  " + String(repeating: " ", count: labelWidth) + " \(bold)S \(LoudnessReport.format(lufs)) LUFS\(reset)"
+                       + "  \(dim)short-term loudness, last 3 s (EBU R 128)\(reset)", rank: Rank.loudness)
         }
+        screen.add(guardLine(s), rank: Rank.guardLine)
 
-        var guardLine: String
-        if !s.howl.enabled {
-            guardLine = "  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)"
-        } else if s.howl.feedbackWarning {
-            guardLine = "  \u{1B}[1;37;41m \(s.howl.summary) \(reset)"
-        } else if !s.howl.summary.isEmpty {
-            guardLine = "  \(dim)howl guard: \(s.howl.summary)\(reset)"
-        } else {
-            guardLine = "  \(dim)howl guard on, no feedback\(reset)"
-        }
-        if s.limiterReductionDB > 0.1 { guardLine += "   limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB" }
-
-        var controls: [String] = []
         let bus = s.settings
-        controls += wrap(["\(bold)bus\(reset):", "volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)",
-                          "room \(bold)\(bus.room.rawValue)\(reset)", "howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)"],
-                         width: width)
+        screen.add(wrap(["\(bold)bus\(reset):", "volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)",
+                         "room \(bold)\(bus.room.rawValue)\(reset)", "howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)"],
+                        width: width), rank: Rank.controls)
         if s.strips.indices.contains(s.selectedStrip) {
             let strip = s.strips[s.selectedStrip], v = strip.settings
             var items = ["\(bold)\(strip.label)\(reset):", "gain \(bold)\(signed(v.gainDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
@@ -113,38 +126,39 @@ public enum LiveScreen {
                          "gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)", "compressor \(bold)\(v.compressor ? "on" : "off")\(reset)",
                          "voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"]
             if !strip.cleanUpActivity.isEmpty { items.append("\(dim)\(strip.cleanUpActivity)\(reset)") }
-            controls += wrap(items, width: width)
+            screen.add(wrap(items, width: width), rank: Rank.controls)
         }
-
-        let keys = wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
-            + wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width)
-        // The preset prompt or what a save said takes the tip's place, and always shows.
-        let tip = s.bottomLine.map { [$0] } ?? ["  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)"]
-        // MIDI: what learn mode waits for (must show), else the mapping or the last action.
-        let midiLine = s.midi.map { "  " + (s.learning ? "\u{1B}[1;33m\($0)\(reset)" : "\(dim)\($0)\(reset)") }
-
-        // What must be on screen, then what may go, least needed first.
-        let essential = head.count + mic.count + meters.count + 1 + controls.count + keys.count
-            + (s.bottomLine == nil ? 0 : 1) + (s.learning ? 1 : 0)
-        var spare = rows - essential
-        func take(_ count: Int) -> Bool {
-            guard spare >= count else { return false }
-            spare -= count
-            return true
+        // MIDI and OSC: what learn mode waits for (must show), else the mapping or the last action.
+        if let midi = s.midi {
+            screen.add(message(midi, style: s.learning ? "\u{1B}[1;33m" : dim), rank: s.learning ? Rank.prompt : Rank.remote)
         }
-        let showNotice = notice != nil && take(1)
-        let showMIDI = midiLine != nil && (s.learning || take(1))
-        let showSpacers = take(2)
-        let showTip = s.bottomLine != nil || take(tip.count)
-        var lines = head
-        if showNotice, let notice { lines.append(notice) }
-        lines += mic + meters + [guardLine] + controls
-        if showMIDI, let midiLine { lines.append(midiLine) }
-        if showSpacers { lines.append("") }
-        lines += keys
-        if showSpacers { lines.append("") }
-        if showTip { lines += tip }
-        return "\u{1B}[H" + lines.map { ANSIText.clip($0, columns: columns) + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J"
+        // What the last key or save said, and the preset prompt.
+        if let text = s.message { screen.add(message(text, style: "\u{1B}[1;33m"), rank: Rank.message) }
+        if let prompt = s.bottomLine { screen.add(prompt, rank: Rank.prompt) }
+
+        screen.add("", rank: Rank.spacer)
+        screen.add(wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.keys)
+        screen.add(wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.stripKeys)
+        screen.add("", rank: Rank.spacer)
+        screen.add("  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)", rank: Rank.tip)
+        return screen
+    }
+
+    /// The howl guard's state and the limiter's reduction.
+    private static func guardLine(_ s: LiveStatus) -> String {
+        let reset = "\u{1B}[0m", dim = "\u{1B}[2m"
+        var line: String
+        if !s.howl.enabled {
+            line = "  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)"
+        } else if s.howl.feedbackWarning {
+            line = "  \u{1B}[1;37;41m \(s.howl.summary) \(reset)"
+        } else if !s.howl.summary.isEmpty {
+            line = "  \(dim)howl guard: \(s.howl.summary)\(reset)"
+        } else {
+            line = "  \(dim)howl guard on, no feedback\(reset)"
+        }
+        if s.limiterReductionDB > 0.1 { line += "   limiter −\(String(format: "%.1f", s.limiterReductionDB)) dB" }
+        return line
     }
 
     /// Packs `items` into lines no wider than `width` visible columns, two
@@ -171,6 +185,25 @@ public enum LiveScreen {
     public static func recordingLine(_ text: String?) -> String {
         guard let text else { return "  \u{1B}[2mCtrl-R records a take\u{1B}[0m" }
         return text.hasPrefix("●") || text.hasPrefix("REC FAILED") ? "  \u{1B}[1;31m\(text)\u{1B}[0m" : "  \(text)"
+    }
+
+    /// `recordingLine` fitted to `width`: the take's path (after "→") shortened
+    /// from the left to keep the indicator on one line, any other long word
+    /// about takes wrapped between words.
+    public static func recordingLines(_ text: String?, width: Int) -> [String] {
+        guard let text else { return [recordingLine(nil)] }
+        let fitted = ScreenText.fitted(text, width: width - 2, pathAfter: "→ ")
+        let style = text.hasPrefix("●") || text.hasPrefix("REC FAILED") ? "\u{1B}[1;31m" : ""
+        return messageLines(fitted, width: width, style: style)
+    }
+
+    /// `text` in `style`, wrapped between words at `width` (`ScreenText.wrap`),
+    /// the first line after `indent` and the others two columns further in.
+    static func messageLines(_ text: String, width: Int, style: String, indent: String = "  ") -> [String] {
+        ScreenText.wrap(text, width: width, indent: indent, continuation: indent + "  ").map { line in
+            let body = line.drop { $0 == " " }
+            return String(line.prefix(line.count - body.count)) + style + body + "\u{1B}[0m"
+        }
     }
 
     /// "C", "L 40", "R 100": how far from the centre, in percent.

@@ -7,6 +7,10 @@ extension LiveSession {
     /// The key that starts (and, pressed again, cancels) learn mode.
     public static var learnKey: Key { .character("l") }
 
+    /// What `l` says when no MIDI source is there to learn from.
+    public static let noMIDISourceMessage =
+        "learn: no MIDI source connected (plug one in, or start with --midi CLIENT:PORT or --midi-in PATH); learn mode is off"
+
     /// Takes every waiting MIDI message and applies what it changed: the mic
     /// through `setMic(on:)`, the rest through `apply(_:)` (parameters, which
     /// ramp). Headless, each action is a line on standard output.
@@ -24,15 +28,21 @@ extension LiveSession {
 
     /// Learn mode's keys: `l` starts or cancels it; while it waits for a
     /// control, that control's key chooses it (on the selected strip); Esc
-    /// cancels. Returns nil when the key is not learn mode's (the caller
-    /// handles it as usual).
+    /// cancels. With no MIDI source to learn from, `l` says so on the message
+    /// line and learn mode stays off (or ends). Returns nil when the key is
+    /// not learn mode's (the caller handles it as usual).
     /// - Thread: control
     public func handleLearnKey(_ key: Key) -> Bool? {
-        guard let midi else { return nil }
         if key == Self.learnKey {
+            guard let midi, midi.sources.hasSource else {
+                midi?.cancelLearning()
+                message = Self.noMIDISourceMessage
+                return true
+            }
             if midi.learn.isActive { midi.cancelLearning() } else { midi.startLearning() }
             return true
         }
+        guard let midi else { return nil }
         guard midi.learn.isActive else { return nil }
         if key == .escape {
             midi.cancelLearning()

@@ -38,8 +38,13 @@ public final class LiveSession {
     public var midiPresetEntries: (() -> [PresetEntry])?
     /// The name being typed after `w`, on the bottom line; nil when not asking.
     public private(set) var namePrompt: NamePrompt?
-    /// What the last save said ("saved gig" or why not), on the bottom line until the next key.
-    public private(set) var presetMessage: String?
+    /// What the session said to the last key ("saved gig", the quit question,
+    /// why a key can do nothing here), on the message line until the next key.
+    public internal(set) var message: String?
+    /// q was pressed with the mic on or a take running: the next q quits, any other key stays.
+    public private(set) var quitAsked = false
+    /// The question q asks while the mic is on or a take runs.
+    public static let quitQuestion = "q again to quit, any other key to stay"
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
     public var midi: LiveMIDIControl?
     /// OSC remote control (`--osc`), drained by the control loop. Set before `run`.
@@ -134,51 +139,71 @@ public final class LiveSession {
     }
 
     /// Saves every strip, the bus and the MIDI mapping as preset `name`
-    /// (replacing one of that name); says how it went in `presetMessage`.
+    /// (replacing one of that name); says how it went in `message`.
     /// - Returns: whether it was saved.
     /// - Thread: control
     @discardableResult
     public func savePreset(as name: String) -> Bool {
         guard let presets else {
-            presetMessage = "not saved: " + (presetProblem ?? "no folder for presets")
+            message = "not saved: " + (presetProblem ?? "no folder for presets")
             return false
         }
         do {
             try presets.save(LivePreset(settings: settings, midi: midiPresetEntries?()), as: name)
             presetName = name
-            presetMessage = "saved \(name)"
+            message = "saved \(name)"
             return true
         } catch {
-            presetMessage = "not saved: \(error.description)"
+            message = "not saved: \(error.description)"
             return false
         }
     }
 
     /// Applies one key; false means quit. While a preset's name is typed
-    /// (after `w`), every key goes to the name prompt.
+    /// (after `w`), every key goes to the name prompt; a name the save
+    /// refuses leaves the prompt open, with why on the message line. Quitting
+    /// is deliberate: with the mic on or a take running, q asks first
+    /// (`quitQuestion`) and only a second q quits; Esc never quits, it
+    /// cancels (the prompt, learn mode, the question).
     public func handle(_ key: Key) -> Bool {
         if var prompt = namePrompt {
             switch prompt.handle(key) {
             case .editing: namePrompt = prompt
             case .cancelled:
                 namePrompt = nil
-                presetMessage = "not saved"
+                message = "not saved"
             case .accepted(let name):
-                namePrompt = nil
-                savePreset(as: name)
+                namePrompt = savePreset(as: name) ? nil : prompt
             }
             return true
         }
-        presetMessage = nil
+        message = nil
+        if quitAsked {
+            quitAsked = false
+            return key != .character("q") && key != .character("Q")
+        }
         if let handled = handleLearnKey(key) { return handled }
-        if key == .character("w") || key == .character("W") {
+        switch key {
+        case .character("q"), .character("Q"):
+            guard micOn || takes?.isRecording == true else { return false }
+            quitAsked = true
+            message = Self.quitQuestion
+            return true
+        case .escape:
+            message = "Esc does not quit: q quits"
+            return true
+        case .character("w"), .character("W"):
+            guard presets != nil else {
+                message = "w cannot save a preset here: " + (presetProblem ?? "no folder for presets")
+                return true
+            }
             namePrompt = NamePrompt(label: "save preset as", text: presetName ?? "")
             return true
+        default: break
         }
         var s = settings
         var strip = s.strips[selectedStrip]
         switch key {
-        case .character("q"), .character("Q"), .escape: return false
         case .character("\u{12}"):  // Ctrl-R
             takes?.toggle()
             return true
@@ -221,7 +246,10 @@ public final class LiveSession {
         case .character("c"), .character("C"): strip.compressor.toggle()
         case .character("v"), .character("V"):
             // Only when started with --voice-processing: the node (and its 10.7 ms) is not carried otherwise.
-            guard chain.strips[selectedStrip].voiceProcessor != nil else { return true }
+            guard chain.strips[selectedStrip].voiceProcessor != nil else {
+                message = "v: voice processing is not loaded in this session; start busker live with --voice-processing"
+                return true
+            }
             strip.voiceProcessing.toggle()
         default: return true
         }
@@ -260,7 +288,8 @@ public final class LiveSession {
                 + (driver.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
-            bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
+            bottomLine: namePrompt?.line)
+        status.message = message
         status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS

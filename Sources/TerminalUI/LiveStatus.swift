@@ -36,8 +36,11 @@ public struct LiveStatus {
     public var midi: String? = nil
     /// Learn mode is waiting for the user (the MIDI line stands out).
     public var learning = false
-    /// The preset name prompt, or what the last save said; nil: the safety tip shows.
+    /// The preset name prompt; nil when not asking.
     public var bottomLine: String? = nil
+    /// What the session said to the last key (a save, the quit question, why a key
+    /// can do nothing here), wrapped onto the message line; nil: nothing to say.
+    public var message: String? = nil
     /// Two clocks bridged: the drift and the latency held; nil with one clock.
     public var clockCorrection: ClockCorrection? = nil
     /// The output's short-term loudness (EBU R 128, last 3 s), LUFS; nil before any audio.

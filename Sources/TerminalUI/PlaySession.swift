@@ -27,6 +27,10 @@ public final class PlaySession {
     public var takes: TakeControl?
     /// The DSP load (the engine's render time against the audio time), per second of audio.
     public let load: RenderLoadMeter
+    /// What the session said to the last key (why it could do nothing here), on the message line until the next key.
+    public private(set) var message: String?
+    /// What space says with no song.
+    public static let noSongMessage = "no song: busker play SONG.mid"
     /// Notes and pads struck recently, with when they were last seen, so a
     /// short hit stays lit long enough to see.
     private var recentNotes: [Int: Date] = [:]
@@ -81,7 +85,8 @@ public final class PlaySession {
                 send(keyboard.expire(at: now))
                 if Date().timeIntervalSince(lastDraw) >= 1.0 / 30 {
                     lastDraw = Date()
-                    terminal.write(PlayScreen.draw(status(), columns: terminal.size.columns))
+                    let size = terminal.size
+                    terminal.write(PlayScreen.draw(status(), columns: size.columns, rows: size.rows))
                 }
             } else {
                 let second = Int(Date().timeIntervalSince(started))
@@ -121,7 +126,10 @@ public final class PlaySession {
     }
 
     /// Applies one key press, with the computer keyboard's timing rules; false means quit.
+    /// Space pauses and resumes the song where it is (its notes end on the
+    /// pause), Enter rewinds it; a key that can do nothing here says why on the message line.
     public func handle(_ key: Key, at now: Double) -> Bool {
+        message = nil
         switch key {
         case .escape: return false
         case .character("\u{12}"): takes?.toggle()  // Ctrl-R
@@ -141,7 +149,22 @@ public final class PlaySession {
                 runner.send(.userStart)
                 return true
             }
-            if let player { player.state == .playing ? player.stop() : player.play() }
+            guard let player else {
+                message = Self.noSongMessage
+                return true
+            }
+            switch player.state {
+            case .playing: player.pause()
+            case .paused: player.resume()
+            case .stopped, .finished: player.play()
+            }
+        case .character("\r"), .character("\n"):
+            guard let player else {
+                message = Self.noSongMessage
+                return true
+            }
+            // Playing: from the top at once; paused or stopped: back to the top, stopped.
+            player.state == .playing ? player.play() : player.stop()
         case .character(let c):
             send(keyboard.press(c, at: now))
         }
@@ -156,7 +179,10 @@ public final class PlaySession {
     private func stepInstrument(by offset: Int) {
         let channel = keyboard.options.channel
         let current = rig.synth.preset(onChannel: Int(channel))?.preset
-        guard let next = rig.synth.presets.step(from: current, by: offset) else { return }
+        guard let next = rig.synth.presets.step(from: current, by: offset) else {
+            message = "{ }: the SoundFont has no melodic instrument to step to"
+            return
+        }
         send(next.selectionMessages(channel: channel))
     }
 
@@ -212,7 +238,7 @@ public final class PlaySession {
             latency: driver.summary,
             device: driver.route.output,
             seconds: now.timeIntervalSince(started),
-            instruments: rig.summary,
+            instruments: rig.summary(instrument: rig.synth.preset(onChannel: Int(keyboard.options.channel))?.preset.name),
             instrument: instrumentLine(),
             sources: sources.summary,
             notices: sources.notices,
@@ -229,6 +255,7 @@ public final class PlaySession {
             watchdogReleases: rig.scheduler.watchdogReleaseCount,
             song: song, recording: takes?.indicator)
         status.dspLoad = load.update()
+        status.message = message
         return status
     }
 }

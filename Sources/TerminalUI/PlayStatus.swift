@@ -40,6 +40,8 @@ public struct PlayStatus {
     public var recording: String? = nil
     /// The DSP load over the last second of audio; nil before a second has been rendered and while nothing renders.
     public var dspLoad: RenderLoadMeter.Reading? = nil
+    /// What the session said to the last key (why it could do nothing here); nil: nothing to say.
+    public var message: String? = nil
 
     /// One line for `--no-tui`, printed every second.
     public var statusLine: String {

@@ -21,7 +21,8 @@ enum LiveCommand {
     howl guard → volume → limiter (−1 dBFS) → speaker, at the lowest latency the
     devices allow. Starts at volume 0.3 with the mic on; a terminal UI shows every
     strip's meter and one strip's controls (tab switches; space turns the mic off,
-    q quits). A mono playback device gets the bus down-mixed.
+    q quits, asking again while the mic is on or a take runs; Esc never quits).
+    A mono playback device gets the bus down-mixed.
 
     which input is the mic (channels count from 1, as on the interface):
       --inputs LIST          one strip per comma, + sums channels into one strip

@@ -26,7 +26,7 @@ enum PlayCommand {
     \(MIDISources.help)
 
     song:
-      SONG.mid               play a Standard MIDI File (formats 0, 1, 2, .kar); space stops and restarts it
+      SONG.mid               play a Standard MIDI File (formats 0, 1, 2, .kar); space pauses and resumes it, Enter rewinds it
       FONT.sf2               the sampler's SoundFont (SF2 or SF3; the same as --soundfont)
       --loop                 start the song again when it ends
       --tempo SCALE          play faster (2) or slower (0.5), 0.125…8 (default 1)

@@ -62,9 +62,12 @@ final class LiveScreenSizeTests: XCTestCase {
         for line in meters { XCTAssertTrue(line.hasSuffix("dBFS"), "a meter line wrapped: '\(line)'\n\(text)") }
         XCTAssertTrue(text.contains(" LUFS  short-term loudness"), "the output's loudness under its meters:\n\(text)")
 
-        // Quit from the keyboard: the screen is given back, with the command line that
-        // starts the same sound again (compared without spaces: the terminal wraps it
-        // at any space, and the capture drops a line's trailing ones).
+        // Quit from the keyboard (the mic is on: q asks, a second q quits): the screen is
+        // given back, with the command line that starts the same sound again (compared
+        // without spaces: the terminal wraps it at any space, and the capture drops a
+        // line's trailing ones).
+        try tmux.sendKey("q")
+        XCTAssertTrue(tmux.waitForLine(within: 10) { $0.contains(LiveSession.quitQuestion) }, "q asks while the mic is on")
         try tmux.sendKey("q")
         let restart = "startthesamesoundagainwith:buskerlive"
         let quitDeadline = Date().addingTimeInterval(10)

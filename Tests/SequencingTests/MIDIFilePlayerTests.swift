@@ -72,6 +72,40 @@ final class MIDIFilePlayerTests: XCTestCase {
         }
     }
 
+    /// Pause ends the song's notes at once and keeps its place; resume goes on
+    /// from there, every later event shifted by the pause's length.
+    func testPauseEndsTheNotesAndResumeGoesOnFromThePlace() throws {
+        let player = MIDIFilePlayer(file: song(), sampleRate: rate)
+        player.play()
+        var pausedState: MIDIFilePlayer.State?
+        var pausedPosition = 0.0
+        let out = try render(player, frames: 100_000, cycle: 100) { frame in
+            if frame == 30_000 { player.pause() }
+            if frame == 40_000 {
+                pausedState = player.state
+                pausedPosition = player.positionSeconds
+                player.pause()  // a second pause changes nothing
+            }
+            if frame == 50_000 { player.resume() }
+            if frame == 50_100 { player.resume() }  // nor a second resume
+        }
+        XCTAssertEqual(pausedState, .paused)
+        XCTAssertEqual(pausedPosition, 30_000 / Double(rate), accuracy: 1e-9, "the place is kept")
+        // Note 60 ends at the pause; note 64 comes 20 000 frames (the pause) late.
+        XCTAssertEqual(edges(out), [24_000, 30_000, 80_000, 92_000])
+        XCTAssertEqual(player.state, .finished)
+    }
+
+    func testPauseAndResumeDoNothingUnlessPlayingOrPaused() throws {
+        let player = MIDIFilePlayer(file: song(), sampleRate: rate)
+        player.resume()
+        _ = try render(player, frames: 1000, cycle: 100)
+        XCTAssertEqual(player.state, .stopped, "resume does not start a stopped song")
+        player.pause()
+        _ = try render(player, frames: 1000, cycle: 100)
+        XCTAssertEqual(player.state, .stopped)
+    }
+
     func testNothingPlaysUntilAsked() throws {
         let player = MIDIFilePlayer(file: song(), sampleRate: rate)
         let out = try render(player, frames: 30_000, cycle: 256)

@@ -43,7 +43,7 @@ final class LiveSessionPresetTests: XCTestCase {
         XCTAssertTrue(LiveScreen.draw(s.status(), columns: 80).contains("save preset as"), "the prompt is on the screen")
         type(s, "gig q\r")  // q is part of the name here, not quit
         XCTAssertNil(s.namePrompt)
-        XCTAssertEqual(s.presetMessage, "saved gig q")
+        XCTAssertEqual(s.message, "saved gig q")
         XCTAssertEqual(s.presetName, "gig q")
         XCTAssertTrue(LiveScreen.draw(s.status(), columns: 80).contains("saved gig q"))
         let saved = try presets.load("gig q")
@@ -57,7 +57,7 @@ final class LiveSessionPresetTests: XCTestCase {
         // The next key clears the message; w offers the name saved last.
         type(s, "w")
         XCTAssertEqual(s.namePrompt?.text, "gig q")
-        XCTAssertNil(s.presetMessage)
+        XCTAssertNil(s.message)
     }
 
     func testEscCancelsAndNothingIsWritten() throws {
@@ -67,20 +67,41 @@ final class LiveSessionPresetTests: XCTestCase {
         XCTAssertEqual(s.namePrompt?.text, "gig", "the preset loaded is offered")
         type(s, "2\u{1B}")
         XCTAssertNil(s.namePrompt)
-        XCTAssertEqual(s.presetMessage, "not saved")
+        XCTAssertEqual(s.message, "not saved")
         XCTAssertEqual(presets.names(), [])
         XCTAssertFalse(FileManager.default.fileExists(atPath: presets.folder))
-        XCTAssertFalse(s.handle(.character("q")), "with no prompt, q quits again")
+        XCTAssertTrue(s.handle(.character("q")), "with no prompt, q is the quit key again: it asks (the mic is on)")
+        XCTAssertEqual(s.message, LiveSession.quitQuestion)
+        XCTAssertFalse(s.handle(.character("q")))
     }
 
-    func testABadNameOrAFailedSaveIsShownAndTheSessionGoesOn() throws {
+    /// A refused name leaves the prompt open with why on the message line: the
+    /// name can be corrected, or Esc cancels the prompt and the session goes on.
+    func testABadNameIsShownThePromptStaysAndEscOnlyCancelsIt() throws {
         let s = try session([])
         type(s, "wa/b\r")
-        XCTAssertEqual(s.presetMessage, "not saved: preset name 'a/b': has a slash: a preset is named, not a path (files live in the config folder)")
+        XCTAssertEqual(s.message, "not saved: preset name 'a/b': has a slash: a preset is named, not a path (files live in the config folder)")
+        XCTAssertEqual(s.namePrompt?.text, "a/b", "the prompt stays open with the name typed")
         XCTAssertNil(s.presetName)
+        let screen = LiveScreen.draw(s.status(), columns: 80)
+        XCTAssertTrue(screen.contains("save preset as") && screen.contains("has a slash"), "the prompt and why, together")
+        XCTAssertTrue(s.handle(.escape), "Esc cancels the prompt")
+        XCTAssertNil(s.namePrompt)
+        XCTAssertEqual(s.message, "not saved")
+        XCTAssertTrue(s.handle(.escape), "a second Esc does not end the session either")
+        // Corrected: the same prompt saves.
+        type(s, "wa/b\r")
+        type(s, "\u{7F}\u{7F}\r")
+        XCTAssertEqual(s.message, "saved a")
+        XCTAssertNil(s.namePrompt)
+    }
+
+    func testWithNoPresetFolderWSaysSoAtOnce() throws {
+        let s = try session([])
         s.presets = nil
         s.presetProblem = "presets: no folder for them: set HOME or XDG_CONFIG_HOME"
-        type(s, "wgig\r")
-        XCTAssertEqual(s.presetMessage, "not saved: presets: no folder for them: set HOME or XDG_CONFIG_HOME")
+        type(s, "w")
+        XCTAssertNil(s.namePrompt, "no prompt for a save that cannot happen")
+        XCTAssertEqual(s.message, "w cannot save a preset here: presets: no folder for them: set HOME or XDG_CONFIG_HOME")
     }
 }

@@ -60,6 +60,7 @@ final class LiveSessionTests: XCTestCase {
         XCTAssertEqual(s.settings.room, .large)
         XCTAssertEqual(s.status().strips.map(\.source), ["in 1", "in 2"])
         XCTAssertEqual(s.status().strips.map(\.selected), [true, false])
+        XCTAssertTrue(s.handle(.character("q")), "the mic is on: q asks first")
         XCTAssertFalse(s.handle(.character("q")))
     }
 
