@@ -256,12 +256,13 @@ public final class Recorder: @unchecked Sendable {
         finishRequested.store(true, ordering: .releasing)
         writer?.join()
         writer = nil
-        let report = TakeReport(path: path, sampleRate: sampleRate, channelCount: channelCount,
+        var report = TakeReport(path: path, sampleRate: sampleRate, channelCount: channelCount,
                                 frames: framesWritten.load(ordering: .acquiring),
                                 framesRecorded: tap.framesSeen, droppedFrames: tap.droppedFrames, gaps: gapsSeen,
                                 xrunFrames: xrunsSeen, error: error.withLock { $0 }, logPath: logPath,
                                 midiPath: options.midiPath, midiEvents: midiCount, droppedMIDIEvents: tap.droppedMIDIEvents,
                                 loudness: loudness)
+        report.isCrashSafe = format != .flac && format != .ogg
         finalReport = report
         return report
     }

@@ -29,7 +29,17 @@ public struct TakeReport: Sendable {
     /// The loudness of the file's frames (EBU R 128), measured by the writer; nil when not measured.
     public var loudness: LoudnessReport? = nil
 
+    /// Whether the file is readable to its last frame after a crash or a full
+    /// disk: WAV is; FLAC and Ogg are encoded streams whose end may not decode.
+    public var isCrashSafe = true
+
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }
+
+    /// `23.5 s kept in take.wav`, and for FLAC and Ogg that the end may not decode.
+    public var keptDescription: String {
+        "\(String(format: "%.1f", seconds)) s kept in \(path)"
+            + (isCrashSafe ? "" : " (an encoded stream: its last frames may not decode; WAV takes are crash-safe)")
+    }
 
     /// One line for the terminal: where the take is, how long, what was lost.
     public var summary: String {

@@ -107,10 +107,10 @@ public enum RecordRig {
         }
         print("busker record: \(ending). \(report.summary)")
         if let error = report.error {
-            throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+            throw CommandLineError.runtime("recording stopped: \(error); \(report.keptDescription)")
         }
         if deviceEnded, let status = runner.state.exitStatus, status != 0 {
-            throw CommandLineError.runtime("\(runner.state.statusText); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+            throw CommandLineError.runtime("\(runner.state.statusText); \(report.keptDescription)")
         }
     }
 
@@ -181,10 +181,10 @@ public enum RecordRig {
         let report = recorder.stop(audioHasStopped: true)
         print("busker record: \(inputPath) → \(report.summary)")
         if cancelled, let signal = StopSignals.pending {
-            throw CommandLineError.runtime("stopped by \(signal); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+            throw CommandLineError.runtime("stopped by \(signal); \(report.keptDescription)")
         }
         if let error = report.error {
-            throw CommandLineError.runtime("recording stopped: \(error); \(String(format: "%.1f", report.seconds)) s kept in \(path)")
+            throw CommandLineError.runtime("recording stopped: \(error); \(report.keptDescription)")
         }
     }
 

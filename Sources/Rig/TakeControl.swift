@@ -135,7 +135,7 @@ public final class TakeControl {
         }
         let master = takeReports[0]
         if let failed = takeReports.first(where: { $0.error != nil }), let error = failed.error {
-            message = "REC FAILED: \(error) (\(String(format: "%.1f", master.seconds)) s kept)"
+            message = "REC FAILED: \(error) (\(master.keptDescription))"
         } else {
             message = master.summary
         }
@@ -159,7 +159,7 @@ public final class TakeControl {
         let isStem = failed !== take.master
         let error = failed.status.error ?? "write error"
         let master = stop()
-        let kept = "\(String(format: "%.1f", master?.seconds ?? 0)) s kept in \(master?.path ?? failed.path)"
+        let kept = master?.keptDescription ?? "0.0 s kept in \(failed.path)"
         return isStem
             ? "recording stopped: the stem \(failed.path) failed: \(error); the take ended with it, \(kept); the audio goes on"
             : "recording stopped: \(error); \(kept); the audio goes on"

@@ -229,6 +229,28 @@ final class RecordCommandTests: XCTestCase {
         print("kill -9 after \(recorded) frames reported: the header said \(afterKill) frames; repaired: \(repaired) frames")
     }
 
+    /// An offline take stopped by a file-size limit (as a full disk would stop
+    /// it) says what was kept, and for FLAC that its end may not decode: only
+    /// WAV takes are crash-safe. The same take as WAV makes no such claim.
+    func testAFullTakeSaysWhetherItsEndDecodes() throws {
+        let input = folder + "/voice.wav"
+        let frames = 48_000 * 20
+        let writer = try SoundFileWriter(path: input, sampleRate: 48_000, channelCount: 1, sampleFormat: .s16)
+        var seed: UInt32 = 5
+        try writer.write(interleaved: (0..<frames).map { _ in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return 0.3 * Float(Int32(bitPattern: seed)) / Float(Int32.max)
+        })
+        try writer.close()
+        for (name, encoded) in [("full.flac", true), ("full.wav", false)] {
+            let take = folder + "/" + name
+            let r = try runProgram("/bin/bash", ["-c", "ulimit -f 200; exec \"$0\" \"$@\"", buskerPath,
+                                                 "record", take, "--input", "file:\(input)"])
+            assertOneLineError(r, status: 1, mentioning: "s kept in \(take)")
+            XCTAssertEqual(r.stderr.contains("its last frames may not decode"), encoded, r.stderr)
+        }
+    }
+
     /// A file-size limit (ulimit -f, as a full disk would) mid-take: the take
     /// stops with the reason in one line, busker live goes on playing (its
     /// status lines keep coming, state running), and the file is valid with
