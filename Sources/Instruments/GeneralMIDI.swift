@@ -70,6 +70,21 @@ public enum GeneralMIDI {
         return programNames.firstIndex { normalized($0) == key }
     }
 
+    /// The programs `name` may mean, as a player types it: the one it names
+    /// exactly (or by an alias, as `program(named:)`), else every program
+    /// whose name starts with it, else every one whose name contains it,
+    /// case, spaces and punctuation ignored ("Acoustic Gr" finds program 0,
+    /// "Acoustic Guitar" both guitars 24 and 25, "nylon" program 24). Empty
+    /// when nothing matches; more than one when the name is ambiguous.
+    public static func programs(matching name: String) -> [Int] {
+        if let exact = program(named: name) { return [exact] }
+        let key = normalized(name)
+        if key.isEmpty { return [] }
+        let starting = programNames.indices.filter { normalized(programNames[$0]).hasPrefix(key) }
+        if !starting.isEmpty { return starting }
+        return programNames.indices.filter { normalized(programNames[$0]).contains(key) }
+    }
+
     /// Percussion key map of channel 10: MIDI note → name, notes 35–81.
     public static let percussionNames: [UInt8: String] = [
         35: "Acoustic Bass Drum", 36: "Bass Drum 1", 37: "Side Stick", 38: "Acoustic Snare",

@@ -67,6 +67,36 @@ public final class InstrumentRig {
                 }
                 watchdogSeconds = Double(seconds)
             }
+            // An instrument no name matches, or several do, is a usage error, found before anything opens.
+            do {
+                _ = try SamplerInstrument.resolve(instrument: instrument, program: program, bank: bank)
+            } catch let error as SamplerError {
+                throw CommandLineError.usage(error.description)
+            }
+        }
+
+        /// Finds the SoundFont and the kit these options name, without loading
+        /// either: a missing file is one line before any device opens.
+        /// - Throws: `CommandLineError.runtime` naming the file; `.usage` for
+        ///   a kit name no kit has.
+        /// - Thread: control
+        /// - Realtime: unsafe (looks at files)
+        public func checkFilesExist() throws {
+            do {
+                _ = try SoundFontLocator().locate(explicitPath: soundFont)
+            } catch let error as SamplerError {
+                throw CommandLineError.runtime(error.description)
+            }
+            if drums && drumSource != .soundFont, let kit {
+                do {
+                    _ = try DrumKitCatalog().resolve(kit)
+                } catch .unknownKit {
+                    // A name no kit has is a usage error, as an unknown instrument is.
+                    throw CommandLineError.usage(DrumKitError.unknownKit(name: kit).description)
+                } catch {
+                    throw CommandLineError.runtime(error.description)
+                }
+            }
         }
     }
 

@@ -27,6 +27,9 @@ public final class PlayRig {
         public var tempo: Float = 1
         public var limiterLookaheadMilliseconds: Float = 1
         public var policy: SessionPolicy
+        /// Which driver runs and why (`AudioDriverChoice.parse`), printed just
+        /// before the device opens: after every check of the arguments and files.
+        public var driverLine: String?
 
         public init(driver: AudioDriverChoice, settings: VoiceSettings, instruments: InstrumentRig.Options,
                     recording: RecordingRequest, policy: SessionPolicy) {
@@ -63,7 +66,6 @@ public final class PlayRig {
         if let warning = song?.warning { printError("busker play: warning: \(warning)") }
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
-        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         var jackOptions: JACKDriver.Options?
         if case .jack(var jack) = options.driver {
             // Playback and MIDI in: no audio inputs.
@@ -71,8 +73,11 @@ public final class PlayRig {
             jack.midiInput = true
             jackOptions = jack
         }
+        try options.instruments.checkFilesExist()
         let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn, jackMIDI: jackOptions != nil)
         self.sources = sources
+        // Which driver, and why: said once every argument and file is checked, just before it opens.
+        if let line = options.driverLine { print("busker play: \(line)") }
         StopSignals.install(jobControl: true)
         let driver: any AudioDriver
         switch options.driver {

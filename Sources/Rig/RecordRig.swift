@@ -18,12 +18,34 @@ public enum RecordRig {
     ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
     ///     `out_L`/`out_R` carrying them for a monitor the user patches.
     ///   - verbose: print what was asked of the device and what it granted (`VerboseReport`).
+    /// Opens the capture device. Without a monitor the playback side is
+    /// ALSA's null PCM, there only to pace the loop: when the capture device
+    /// will not run at the rate or period asked for, that is said of the
+    /// capture device alone, with what it runs at, and not as a disagreement
+    /// with a playback device the user never named.
+    /// - Throws: `CommandLineError.runtime`.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens devices)
+    static func openCapture(_ options: DuplexDriver.Options) throws(CommandLineError) -> DuplexDriver {
+        do {
+            return try DuplexDriver(options: options)
+        } catch let .duplexMismatch(capture, _, what, captureValue, asked) where options.playbackPCM == "null" {
+            if what == "sample rate" {
+                throw .runtime("capture device '\(capture)' runs at \(captureValue) Hz, not the \(asked) Hz asked for; record at -r \(captureValue)")
+            }
+            throw .runtime("capture device '\(capture)' gives a \(what) of \(captureValue), not the \(asked) asked for; "
+                           + (what == "period size" ? "try --period \(captureValue)" : "try its plughw: or plug: name"))
+        } catch {
+            throw .runtime(error.description)
+        }
+    }
+
     public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?, verbose: Bool = false) throws {
         let path = try request.resolvePath()
         StopSignals.install()
         let driver: any AudioDriver
         switch choice {
-        case let .alsa(options): driver = try DuplexDriver.openForCommand(options)
+        case let .alsa(options): driver = try openCapture(options)
         case var .jack(options):
             options.autoConnectsOutputs = false
             driver = try JACKDriver.openForCommand(options)

@@ -34,6 +34,7 @@ public final class SongRender {
     public init(options: Options) throws {
         self.options = options
         let rate = options.driver.engineRate
+        try options.instruments.checkFilesExist()
         let song = try SongFile(path: options.songPath)
         player = try song.player(sampleRate: rate)
         if let warning = song.warning { printError("busker render: warning: \(warning)") }
