@@ -18,7 +18,7 @@ public enum LiveRestartCommand {
     public static let deviceFlags = ["no-tui", "auto-resume", "reconnect"]
     /// The environment variables that choose the ALSA configuration and the
     /// JACK server (the virtual sound card's), repeated when set.
-    public static let environmentNames = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER"]
+    public static let environmentNames = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_START_SERVER"]
 
     /// How the session was started, apart from its settings.
     public struct Invocation: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// Presets through the built `busker` binary: `--preset` starts a file render
@@ -214,6 +215,9 @@ final class PresetCLITests: XCTestCase {
         let port = String(20000 + Int(getpid()) % 20000)
         let configuration = "/usr/share/alsa/alsa.conf"
         environment["ALSA_CONFIG_PATH"] = configuration
+        // Not the JACK server a virtual card fixture of another test may have left in this process's environment.
+        environment["JACK_DEFAULT_SERVER"] = nil
+        environment["JACK_NO_START_SERVER"] = nil
         for (extra, expected) in [([], " live --device null --no-tui --preset gig"),
                                   (["--bass", "1", "--osc", port], " live --device null --osc \(port) --no-tui --preset gig --bass 1")] {
             let process = Process()
@@ -234,6 +238,53 @@ final class PresetCLITests: XCTestCase {
             XCTAssertEqual(last, "busker live: start the same sound again with: ALSA_CONFIG_PATH=\(configuration) " + buskerPath + expected,
                            out.text)
         }
+    }
+
+    /// Runs `busker live` headless in `environment` until its status line
+    /// says it runs, stops it with SIGINT, and returns its output.
+    private func runLiveUntilRunning(_ program: String, _ arguments: [String], environment: [String: String]) throws -> String {
+        let (process, out, err) = try launchProgram(program, arguments, environment: environment)
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(waitUntil({ out.text.contains("running mic ON") || !process.isRunning }, timeout: 20), out.text + err.text)
+        // Ctrl-C reaches busker: the process itself, or busker under the shell that started it.
+        let child = try runProgram("/usr/bin/pgrep", ["-P", String(process.processIdentifier), "-x", "busker"])
+        if let busker = Int32(child.stdout.split(separator: "\n").first ?? "") {
+            kill(busker, SIGINT)
+        } else {
+            process.interrupt()
+        }
+        XCTAssertTrue(waitUntil({ !process.isRunning }, timeout: 10))
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+        return out.text
+    }
+
+    /// On the virtual sound card, with a preset, --osc and a changed volume:
+    /// the printed line, run by a shell that has none of the card's
+    /// environment and no busker on PATH, starts the same session (the
+    /// preset, the port, the volume) and prints the same line.
+    func testOnTheVirtualCardThePrintedLineRunsAsPrintedInAPlainShell() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-restart")
+        defer { try? card.stop() }
+        try writePreset("gig", "[bus]\nvolume = 0.5\n\n[strip 1]\nbass = 4\n")
+        var onCard = environment
+        onCard["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        onCard["JACK_DEFAULT_SERVER"] = card.serverName
+        onCard["JACK_NO_START_SERVER"] = "1"
+        let port = String(20000 + Int(getpid() + 7) % 20000)
+        let first = try runLiveUntilRunning(buskerPath, ["live", "--input", "busker_in", "--output", "busker_out", "--no-tui",
+                                                         "--preset", "gig", "--osc", port, "--volume", "0.2"], environment: onCard)
+        XCTAssertTrue(first.contains("vol 0.20"), first)
+        let line = try restartLine(BuskerRun(status: 0, stdout: first, stderr: ""))
+        XCTAssertEqual(line, "ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path) JACK_DEFAULT_SERVER=\(card.serverName) "
+                       + "JACK_NO_START_SERVER=1 \(buskerPath) live --input busker_in --output busker_out --osc \(port) --no-tui "
+                       + "--preset gig --volume 0.2")
+        var plain = environment
+        for name in ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_START_SERVER"] { plain[name] = nil }
+        plain["PATH"] = "/usr/bin:/bin"
+        let again = try runLiveUntilRunning("/bin/sh", ["-c", line], environment: plain)
+        XCTAssertTrue(again.contains("vol 0.20"), again)
+        XCTAssertTrue(again.contains("OSC on 127.0.0.1 port \(port) (UDP)"), again)
+        XCTAssertEqual(try restartLine(BuskerRun(status: 0, stdout: again, stderr: "")), line)
     }
 
     func testHelpSaysHowPresetsWork() throws {
