@@ -78,11 +78,21 @@ public enum GeneralMIDI {
     /// when nothing matches; more than one when the name is ambiguous.
     public static func programs(matching name: String) -> [Int] {
         if let exact = program(named: name) { return [exact] }
+        return indices(matching: name, in: programNames)
+    }
+
+    /// The indices of `names` that `name` may mean, case, spaces and
+    /// punctuation ignored: those equal to it, else those that start with
+    /// it, else those that contain it (a SoundFont's own preset names, say).
+    public static func indices(matching name: String, in names: [String]) -> [Int] {
         let key = normalized(name)
         if key.isEmpty { return [] }
-        let starting = programNames.indices.filter { normalized(programNames[$0]).hasPrefix(key) }
+        let keys = names.map(normalized)
+        let exact = keys.indices.filter { keys[$0] == key }
+        if !exact.isEmpty { return exact }
+        let starting = keys.indices.filter { keys[$0].hasPrefix(key) }
         if !starting.isEmpty { return starting }
-        return programNames.indices.filter { normalized(programNames[$0]).contains(key) }
+        return keys.indices.filter { keys[$0].contains(key) }
     }
 
     /// Percussion key map of channel 10: MIDI note → name, notes 35–81.

@@ -53,7 +53,10 @@ public final class PlayRig {
 
     /// - Throws: `CommandLineError`: a bad song or take path (before any
     ///   device opens), the device refused, the instruments did not load.
-    public init(options: Options) throws {
+    public init(options given: Options) throws {
+        // The SoundFont, the kit and an instrument the font names are found before the song is read.
+        var options = given
+        try options.instruments.resolveFiles()
         self.options = options
         let recording = options.recording
         // Read the song before any device opens, so a bad file is one line and nothing else.
@@ -73,7 +76,6 @@ public final class PlayRig {
             jack.midiInput = true
             jackOptions = jack
         }
-        try options.instruments.checkFilesExist()
         let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn, jackMIDI: jackOptions != nil)
         self.sources = sources
         // Which driver, and why: said once every argument and file is checked, just before it opens.

@@ -31,10 +31,12 @@ public final class SongRender {
     /// Reads the song and loads the instruments; prints one warning line for
     /// a damaged song and one per kit problem.
     /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit.
-    public init(options: Options) throws {
+    public init(options given: Options) throws {
+        // The SoundFont, the kit and an instrument the font names are found before the song is read.
+        var options = given
+        try options.instruments.resolveFiles()
         self.options = options
         let rate = options.driver.engineRate
-        try options.instruments.checkFilesExist()
         let song = try SongFile(path: options.songPath)
         player = try song.player(sampleRate: rate)
         if let warning = song.warning { printError("busker render: warning: \(warning)") }

@@ -99,7 +99,7 @@ final class TrueMessagesCLITests: XCTestCase {
         let cases: [(arguments: [String], status: Int32, text: String)] = [
             (["play", path("nosuch.mid")], 1, "nosuch.mid"),
             (["play", "--volum", "0.2"], 2, "unknown option '--volum' (did you mean --volume?)"),
-            (["play", "--instrument", "kazoo"], 2, "unknown instrument 'kazoo'"),
+            (["play", "--instrument", "kazoo", "--soundfont", smallFont], 2, "unknown instrument 'kazoo'"),
             (["play", "--soundfont", path("nosuch.sf2")], 1, "nosuch.sf2"),
             (["live", "--volum", "0.2"], 2, "unknown option '--volum' (did you mean --volume?)"),
             (["record", "--duraton", "2", path("t.wav")], 2, "unknown option '--duraton' (did you mean --duration?)"),
@@ -141,7 +141,8 @@ final class TrueMessagesCLITests: XCTestCase {
                            mentioning: "instrument 'Acoustic Guitar' could be any of 2: \"Acoustic Guitar (nylon)\", \"Acoustic Guitar (steel)\"")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")))
         // A unique start or part of a name plays that program: the same bytes as asking for it by number.
-        for (given, program) in [("acoustic guitar (n", 24), ("nylon", 24), ("Church", 19)] {
+        // TimGM6mb's own name for program 23 (General MIDI's "Tango Accordion") is "Bandoneon".
+        for (given, program) in [("acoustic guitar (n", 24), ("nylon", 24), ("Church", 19), ("bandoneon", 23)] {
             let byName = path("name-\(program)-\(given.count).wav"), byNumber = path("program-\(program).wav")
             let named = try runBusker(["render", song, "-o", byName, "--soundfont", smallFont, "--instrument", given, "--no-progress"])
             XCTAssertEqual(named.status, 0, "\(given): \(named.stderr)")
@@ -153,8 +154,11 @@ final class TrueMessagesCLITests: XCTestCase {
         // The programs differ (the comparison can fail).
         XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: path("program-24.wav"))),
                           try Data(contentsOf: URL(fileURLWithPath: path("program-19.wav"))))
-        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--instrument", "kazoo"]), status: 2,
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "kazoo"]), status: 2,
                            mentioning: "unknown instrument 'kazoo'")
+        // Neither General MIDI nor the font has it by number either: --program disagreeing with a font name is refused.
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "bandoneon",
+                                          "--program", "5"]), status: 2, mentioning: "disagree")
     }
 
     func testTheManPageHasTheKeysOfBothScreens() throws {
