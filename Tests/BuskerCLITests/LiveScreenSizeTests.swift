@@ -66,7 +66,8 @@ final class LiveScreenSizeTests: XCTestCase {
         // starts the same sound again (compared without spaces: the terminal wraps it
         // at any space, and the capture drops a line's trailing ones).
         try tmux.sendKey("q")
-        let restart = "startthesamesoundagainwith:buskerlive"
+        // The card's environment first, then busker by the path that was run.
+        let restart = "startthesamesoundagainwith:ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
         let quitDeadline = Date().addingTimeInterval(10)
         repeat {
             usleep(200_000)
@@ -74,7 +75,7 @@ final class LiveScreenSizeTests: XCTestCase {
         } while !screen.joined().filter({ !$0.isWhitespace }).contains(restart) && Date() < quitDeadline
         let after = screen.joined().filter { !$0.isWhitespace }
         XCTAssertTrue(after.contains(restart), screen.joined(separator: "\n"))
-        XCTAssertTrue(after.contains("--inputbusker_in--outputbusker_out"), screen.joined(separator: "\n"))
+        XCTAssertTrue(after.contains("\(buskerPath)live--inputbusker_in--outputbusker_out"), screen.joined(separator: "\n"))
         if extraArguments == ["--inputs", "1,2"] {
             XCTAssertTrue(after.contains("--inputs1,2"), "the restart line keeps the strips: \(screen.joined(separator: "\n"))")
         }
