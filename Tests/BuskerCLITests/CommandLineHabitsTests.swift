@@ -171,8 +171,13 @@ final class CommandLineHabitsTests: XCTestCase {
         XCTAssertEqual(man.stderr, "", "groff says nothing about the page")
         let text = man.stdout.replacingOccurrences(of: "\u{2010}", with: "-")
         XCTAssertTrue(text.contains("BUSKER(1)"), String(text.prefix(300)))
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT"] {
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "KEYS", "EXIT STATUS", "ENVIRONMENT"] {
             XCTAssertTrue(text.contains("\n\(section)\n"), "section \(section)")
+        }
+        // The keys of both screens, from the tables the screens draw their key help from.
+        let keys = String(text[(text.range(of: "\nKEYS\n")?.upperBound ?? text.endIndex)...])
+        for words in ["busker live", "save preset", "learn MIDI", "mic on/off", "voice processing", "busker play", "octave", "all notes off"] {
+            XCTAssertTrue(keys.contains(words), "the KEYS section names \(words)")
         }
         // Every option of every command's help is on the page, spelled as there.
         for name in try commands() {

@@ -161,23 +161,6 @@ final class TrueMessagesCLITests: XCTestCase {
                                           "--program", "5"]), status: 2, mentioning: "disagree")
     }
 
-    func testTheManPageHasTheKeysOfBothScreens() throws {
-        let page = try runBusker(["help", "--man"])
-        XCTAssertEqual(page.status, 0, page.stderr)
-        let file = path("busker.1")
-        try page.stdout.write(toFile: file, atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        environment["MANWIDTH"] = "100"
-        let man = try runProgram("/usr/bin/man", ["-l", file], environment: environment)
-        XCTAssertEqual(man.status, 0, man.stderr)
-        let text = man.stdout
-        let keys = try XCTUnwrap(text.range(of: "\nKEYS\n"), "a KEYS section")
-        let section = String(text[keys.upperBound...])
-        for words in ["busker live", "save preset", "learn MIDI", "mic on/off", "voice processing", "busker play", "octave", "all notes off"] {
-            XCTAssertTrue(section.contains(words), "the KEYS section names \(words)")
-        }
-    }
-
     /// The capture device runs at 48 kHz (the virtual card's JACK server);
     /// 44.1 kHz asked for: the error names the capture device and its rate,
     /// and no playback device, since none was asked for.
