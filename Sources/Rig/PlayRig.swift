@@ -51,8 +51,10 @@ public final class PlayRig {
     /// Whether audio started.
     public private(set) var audioStarted = false
 
-    /// - Throws: `CommandLineError`: a bad song or take path (before any
-    ///   device opens), the device refused, the instruments did not load.
+    /// - Throws: `CommandLineError`: a missing SoundFont or kit, an unknown
+    ///   instrument, a bad song or take path (all before any device opens
+    ///   and before the driver line), the device refused, the instruments
+    ///   did not load.
     public init(options given: Options) throws {
         // The SoundFont, the kit and an instrument the font names are found before the song is read.
         var options = given

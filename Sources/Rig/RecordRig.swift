@@ -11,13 +11,6 @@ import Session
 /// its status and summary lines and throws the one-line error of a take
 /// that ended early (exit 1).
 public enum RecordRig {
-    /// Records from a capture PCM (or a JACK client's input ports) until
-    /// SIGINT/SIGTERM, `duration`, or the device stops.
-    /// - Parameters:
-    ///   - driver: ALSA: the capture PCM, its playback side the monitor
-    ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
-    ///     `out_L`/`out_R` carrying them for a monitor the user patches.
-    ///   - verbose: print what was asked of the device and what it granted (`VerboseReport`).
     /// Opens the capture device. Without a monitor the playback side is
     /// ALSA's null PCM, there only to pace the loop: when the capture device
     /// will not run at the rate or period asked for, that is said of the
@@ -40,6 +33,13 @@ public enum RecordRig {
         }
     }
 
+    /// Records from a capture PCM (or a JACK client's input ports) until
+    /// SIGINT/SIGTERM, `duration`, or the device stops.
+    /// - Parameters:
+    ///   - driver: ALSA: the capture PCM, its playback side the monitor
+    ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
+    ///     `out_L`/`out_R` carrying them for a monitor the user patches.
+    ///   - verbose: print what was asked of the device and what it granted (`VerboseReport`).
     public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?, verbose: Bool = false) throws {
         let path = try request.resolvePath()
         StopSignals.install()
