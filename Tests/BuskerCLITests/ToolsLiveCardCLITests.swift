@@ -28,7 +28,7 @@ final class ToolsLiveCardCLITests: XCTestCase {
                       started.out.text + started.err.text)
         let card = "busker-live-\(script)"
         let pidFile = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/busker-virtual-soundcard-\(card).pid"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: pidFile), "the script's own server \(card) runs: \(started.out.text)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pidFile), "the script's own server \(card) runs: \(started.out.text) \(started.err.text)")
         let server = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         let children = try runProgram("/usr/bin/pgrep", ["-P", String(script), "-x", "busker"])
         let busker = try XCTUnwrap(Int32(children.stdout.split(separator: "\n").first ?? ""), "busker runs under the script")
