@@ -70,6 +70,31 @@ public enum GeneralMIDI {
         return programNames.firstIndex { normalized($0) == key }
     }
 
+    /// The programs `name` may mean, as a player types it: the one it names
+    /// exactly (or by an alias, as `program(named:)`), else every program
+    /// whose name starts with it, else every one whose name contains it,
+    /// case, spaces and punctuation ignored ("Acoustic Gr" finds program 0,
+    /// "Acoustic Guitar" both guitars 24 and 25, "nylon" program 24). Empty
+    /// when nothing matches; more than one when the name is ambiguous.
+    public static func programs(matching name: String) -> [Int] {
+        if let exact = program(named: name) { return [exact] }
+        return indices(matching: name, in: programNames)
+    }
+
+    /// The indices of `names` that `name` may mean, case, spaces and
+    /// punctuation ignored: those equal to it, else those that start with
+    /// it, else those that contain it (a SoundFont's own preset names, say).
+    public static func indices(matching name: String, in names: [String]) -> [Int] {
+        let key = normalized(name)
+        if key.isEmpty { return [] }
+        let keys = names.map(normalized)
+        let exact = keys.indices.filter { keys[$0] == key }
+        if !exact.isEmpty { return exact }
+        let starting = keys.indices.filter { keys[$0].hasPrefix(key) }
+        if !starting.isEmpty { return starting }
+        return keys.indices.filter { keys[$0].contains(key) }
+    }
+
     /// Percussion key map of channel 10: MIDI note → name, notes 35–81.
     public static let percussionNames: [UInt8: String] = [
         35: "Acoustic Bass Drum", 36: "Bass Drum 1", 37: "Side Stick", 38: "Acoustic Snare",

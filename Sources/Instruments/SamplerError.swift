@@ -19,6 +19,8 @@ public enum SamplerError: Error, Equatable, Sendable, CustomStringConvertible {
     case presetNotFound(path: String, bank: Int, program: Int)
     /// `--instrument` named nothing General MIDI knows.
     case unknownInstrument(String)
+    /// `--instrument` is the start or part of several General MIDI names.
+    case ambiguousInstrument(String, candidates: [String])
     /// Both `--instrument` and `--program` were given, with different programs.
     case conflictingInstrument(instrument: String, program: Int)
     /// A number outside its range (`--program`, `--bank`, polyphony, gain).
@@ -49,6 +51,9 @@ public enum SamplerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "SoundFont \(path) has no instrument at bank \(bank), program \(program)\(name)"
         case .unknownInstrument(let name):
             return "unknown instrument '\(name)': use a General MIDI name (piano, xylophone, \"Acoustic Guitar (nylon)\", …) or --program 0-127"
+        case .ambiguousInstrument(let name, let candidates):
+            let listed = candidates.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ") + (candidates.count > 8 ? ", …" : "")
+            return "instrument '\(name)' could be any of \(candidates.count): \(listed); give more of the name"
         case .conflictingInstrument(let instrument, let program):
             return "--instrument \(instrument) and --program \(program) disagree: give one of them"
         case .valueOutOfRange(let name, let value, let range):

@@ -35,10 +35,10 @@ public struct SamplerInstrument: Equatable, Hashable, Sendable, CustomStringConv
     /// The instrument the command line asks for.
     ///
     /// `instrument` is a General MIDI name or alias (`piano`, `xylophone`,
-    /// `"Acoustic Guitar (nylon)"`, case and punctuation ignored) or a program
-    /// number; `program` is `--program`. Giving both is allowed only when
+    /// `"Acoustic Guitar (nylon)"`, case and punctuation ignored), the unique
+    /// start or part of one (`"Church"`, `nylon`), or a program number; `program` is `--program`. Giving both is allowed only when
     /// they agree. With neither, the piano.
-    /// - Throws: `SamplerError.unknownInstrument`, `.conflictingInstrument`, `.valueOutOfRange`.
+    /// - Throws: `SamplerError.unknownInstrument`, `.ambiguousInstrument`, `.conflictingInstrument`, `.valueOutOfRange`.
     public static func resolve(instrument: String? = nil, program: Int? = nil, bank: Int? = nil) throws -> SamplerInstrument {
         let bank = bank ?? 0
         guard bankRange.contains(bank) else {
@@ -54,10 +54,13 @@ public struct SamplerInstrument: Equatable, Hashable, Sendable, CustomStringConv
                     throw SamplerError.valueOutOfRange(name: "--instrument", value: instrument, range: "0-127")
                 }
                 named = number
-            } else if let found = GeneralMIDI.program(named: instrument) {
-                named = found
             } else {
-                throw SamplerError.unknownInstrument(instrument)
+                let found = GeneralMIDI.programs(matching: instrument)
+                guard let first = found.first else { throw SamplerError.unknownInstrument(instrument) }
+                guard found.count == 1 else {
+                    throw SamplerError.ambiguousInstrument(instrument, candidates: found.map { GeneralMIDI.programNames[$0] })
+                }
+                named = first
             }
         }
         if let named, let program, named != program {

@@ -111,7 +111,8 @@ public struct ArgumentScanner {
                 flags.insert(name)
                 spellings[name] = spelling
             } else {
-                throw CommandLineError.usage("unknown option '\(spelling)'")
+                let hint = OptionSuggestion.hint(for: name, among: valued.union(known).union(synonyms.keys).subtracting(["help"]))
+                throw CommandLineError.usage("unknown option '\(spelling)'\(hint)")
             }
         }
     }

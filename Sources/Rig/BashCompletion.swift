@@ -1,7 +1,10 @@
+import Instruments
+
 /// Busker's bash completion script, made from the commands' help texts
 /// (`CommandHelp`): commands, every option each declares, and for values the
 /// `CompletionKind` of the option: PCM names from `busker devices --names`,
-/// kits from `busker kits --names`, SoundFonts, MIDI and audio files, words.
+/// kits from `busker kits --names`, saved presets, instrument names,
+/// SoundFonts, MIDI and audio files, words.
 /// Needs plain bash only (not the bash-completion package).
 public struct BashCompletion {
     public var commands: [CommandHelp]
@@ -69,6 +72,18 @@ public struct BashCompletion {
             compopt -o filenames -o nospace 2>/dev/null
         }
 
+        # Adds the names of the presets saved where busker live looks for them.
+        _busker_presets() {
+            local cur=$1 path name folder=${XDG_CONFIG_HOME:-}
+            [[ $folder == /* ]] || folder=$HOME/.config
+            for path in "$folder"/busker/*.preset; do
+                [[ -f $path ]] || continue
+                name=${path##*/}
+                name=${name%.preset}
+                [[ $name == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
+            done
+        }
+
         # Fills COMPREPLY for the words before the cursor, split at spaces (so
         # hw:1,0 and CLIENT:PORT stay whole whatever COMP_WORDBREAKS says).
         _busker_complete() {
@@ -124,6 +139,10 @@ public struct BashCompletion {
         case .kit: return "_busker_words \"$cur\" < <(\"$busker\" kits --names 2>/dev/null); _busker_files \"$cur\""
         case .words(let words): return "_busker_words \"$cur\" < <(printf '%s\\n' \(words.joined(separator: " ")))"
         case .commands: return "_busker_words \"$cur\" < <(\"$busker\" help --commands 2>/dev/null)"
+        case .preset: return "_busker_presets \"$cur\""
+        case .instrument:
+            let names = (GeneralMIDI.programAliases.keys.sorted() + GeneralMIDI.programNames).map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }
+            return "_busker_words \"$cur\" < <(printf '%s\\n' \(names.joined(separator: " ")))"
         }
     }
 }

@@ -1,5 +1,6 @@
 import DSP
 import FileIO
+import Instruments
 import Recording
 
 /// What a value on the command line is, for shell completion: a file of some
@@ -17,13 +18,18 @@ public enum CompletionKind: Equatable, Sendable {
     case words([String])
     /// Busker's commands.
     case commands
+    /// The presets saved in the preset folder (`PresetStore`'s).
+    case preset
+    /// General MIDI instrument names and the short names `--instrument` takes.
+    case instrument
 
     public static let soundFontExtensions = ["sf2", "sf3"]
     public static let songExtensions = ["mid", "midi", "kar", "smf"]
     public static let audioExtensions = ["wav", "flac", "ogg", "aiff", "aif"]
 
     /// What `option`'s value is, from its name and placeholder: `PCM` a PCM
-    /// name, `--kit` a kit, `--soundfont` a SoundFont, `--sample-format` the
+    /// name, `--kit` a kit, `--preset` a saved preset, `--instrument` an
+    /// instrument name, `--soundfont` a SoundFont, `--sample-format` the
     /// format names its description lists (all, where it lists none),
     /// `--record-format` and `--room` their names, `a|b|c` its words,
     /// `PATH`, `FILE` or `DIR` a file.
@@ -32,6 +38,8 @@ public enum CompletionKind: Equatable, Sendable {
         if placeholder == "PCM" { return .pcm }
         switch option.name {
         case "kit": return .kit
+        case "preset": return .preset
+        case "instrument": return .instrument
         case "soundfont": return .files(extensions: soundFontExtensions)
         case "sample-format":
             // The formats the command's help names (a take has no S32_LE).

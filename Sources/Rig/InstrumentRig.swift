@@ -67,6 +67,75 @@ public final class InstrumentRig {
                 }
                 watchdogSeconds = Double(seconds)
             }
+            // An instrument several General MIDI names match, or a bad number, is a usage
+            // error before anything opens; one no General MIDI name matches may be a
+            // name the SoundFont gives its preset (`resolveFiles()`).
+            do {
+                _ = try SamplerInstrument.resolve(instrument: instrument, program: program, bank: bank)
+            } catch SamplerError.unknownInstrument {
+            } catch let error as SamplerError {
+                throw CommandLineError.usage(error.description)
+            }
+        }
+
+        /// Finds the SoundFont and the kit these options name, without loading
+        /// either: a missing file is one line before any device opens. An
+        /// `--instrument` no General MIDI name matches is looked for among the
+        /// font's own preset names (`Bandoneon` in TimGM6mb), as General MIDI
+        /// names are: exactly, else the unique name it starts, else the unique
+        /// name it is part of; found, it becomes `bank` and `program`.
+        /// - Throws: `CommandLineError.runtime` naming the file; `.usage` for
+        ///   an instrument neither General MIDI nor the font has (or several
+        ///   presets match), or a kit name no kit has.
+        /// - Thread: control
+        /// - Realtime: unsafe (looks at files, reads the font's index)
+        public mutating func resolveFiles() throws {
+            let font: SoundFontLocator.Location
+            do {
+                font = try SoundFontLocator().locate(explicitPath: soundFont)
+            } catch let error as SamplerError {
+                throw CommandLineError.runtime(error.description)
+            }
+            if let name = instrument, Int(name) == nil, GeneralMIDI.programs(matching: name).isEmpty {
+                try resolveFontPreset(named: name, in: font.path)
+            }
+            if drums && drumSource != .soundFont, let kit {
+                do {
+                    _ = try DrumKitCatalog().resolve(kit)
+                } catch .unknownKit {
+                    // A name no kit has is a usage error, as an unknown instrument is.
+                    throw CommandLineError.usage(DrumKitError.unknownKit(name: kit).description)
+                } catch {
+                    throw CommandLineError.runtime(error.description)
+                }
+            }
+        }
+
+        /// `--instrument NAME` as one of the font's melodic presets (not bank 128's kits).
+        private mutating func resolveFontPreset(named name: String, in fontPath: String) throws {
+            let presets: [SoundFontPreset]
+            do {
+                presets = try SoundFontPresets(path: fontPath).presets.filter { $0.bank != 128 }
+            } catch let error as SamplerError {
+                throw CommandLineError.runtime(error.description)
+            }
+            let found = GeneralMIDI.indices(matching: name, in: presets.map(\.name)).map { presets[$0] }
+            guard let preset = found.first else {
+                throw CommandLineError.usage(SamplerError.unknownInstrument(name).description
+                                             + "; busker instruments lists the SoundFont's own names")
+            }
+            guard found.count == 1 else {
+                throw CommandLineError.usage(SamplerError.ambiguousInstrument(name, candidates: found.map(\.name)).description)
+            }
+            if let program, program != preset.program {
+                throw CommandLineError.usage(SamplerError.conflictingInstrument(instrument: name, program: program).description)
+            }
+            if let bank, bank != preset.bank {
+                throw CommandLineError.usage("--instrument \(name) is bank \(preset.bank) and --bank says \(bank): give one of them")
+            }
+            instrument = nil
+            program = preset.program
+            bank = preset.bank
         }
     }
 

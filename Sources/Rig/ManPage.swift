@@ -16,13 +16,18 @@ public struct ManPage {
     public var commands: [CommandHelp]
     /// Closing text: exit status, files, environment (plain text, "TITLE:" lines start sections).
     public var epilogue: String
+    /// The keys of each screen, for the KEYS section: a title ("busker live")
+    /// and the key tables the screen itself draws its key help from.
+    public var keys: [(title: String, keys: [(key: String, action: String)])]
 
-    public init(version: String, tagline: String, description: String, commands: [CommandHelp], epilogue: String) {
+    public init(version: String, tagline: String, description: String, commands: [CommandHelp], epilogue: String,
+                keys: [(title: String, keys: [(key: String, action: String)])] = []) {
         self.version = version
         self.tagline = tagline
         self.description = description
         self.commands = commands
         self.epilogue = epilogue
+        self.keys = keys
     }
 
     /// The page's troff source.
@@ -49,6 +54,15 @@ public struct ManPage {
             out.append(".SS \"busker \(command.name)\"")
             out.append(Self.escape(command.summary))
             out += Self.body(of: command.text)
+        }
+        if !keys.isEmpty {
+            out.append(".SH KEYS")
+            for screen in keys {
+                out.append(".SS \"\(Self.escape(screen.title))\"")
+                for (key, action) in screen.keys {
+                    out += [".TP", ".B \(Self.escape(key))", Self.escape(action)]
+                }
+            }
         }
         var sectionLines: [String] = []
         for line in epilogue.split(separator: "\n", omittingEmptySubsequences: false) {

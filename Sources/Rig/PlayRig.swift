@@ -27,6 +27,9 @@ public final class PlayRig {
         public var tempo: Float = 1
         public var limiterLookaheadMilliseconds: Float = 1
         public var policy: SessionPolicy
+        /// Which driver runs and why (`AudioDriverChoice.parse`), printed just
+        /// before the device opens: after every check of the arguments and files.
+        public var driverLine: String?
 
         public init(driver: AudioDriverChoice, settings: VoiceSettings, instruments: InstrumentRig.Options,
                     recording: RecordingRequest, policy: SessionPolicy) {
@@ -48,9 +51,14 @@ public final class PlayRig {
     /// Whether audio started.
     public private(set) var audioStarted = false
 
-    /// - Throws: `CommandLineError`: a bad song or take path (before any
-    ///   device opens), the device refused, the instruments did not load.
-    public init(options: Options) throws {
+    /// - Throws: `CommandLineError`: a missing SoundFont or kit, an unknown
+    ///   instrument, a bad song or take path (all before any device opens
+    ///   and before the driver line), the device refused, the instruments
+    ///   did not load.
+    public init(options given: Options) throws {
+        // The SoundFont, the kit and an instrument the font names are found before the song is read.
+        var options = given
+        try options.instruments.resolveFiles()
         self.options = options
         let recording = options.recording
         // Read the song before any device opens, so a bad file is one line and nothing else.
@@ -63,7 +71,6 @@ public final class PlayRig {
         if let warning = song?.warning { printError("busker play: warning: \(warning)") }
         // A take's folder and name are checked before any device opens.
         let firstTake = recording.enabled ? try recording.resolvePath(companions: [".mid"], protecting: songPath.map { [$0] } ?? []) : nil
-        if recording.stems { throw CommandLineError.usage("--stems is for busker live (the dry mic)") }
         var jackOptions: JACKDriver.Options?
         if case .jack(var jack) = options.driver {
             // Playback and MIDI in: no audio inputs.
@@ -73,6 +80,8 @@ public final class PlayRig {
         }
         let sources = try MIDISources(midi: options.midi, midiIn: options.midiIn, jackMIDI: jackOptions != nil)
         self.sources = sources
+        // Which driver, and why: said once every argument and file is checked, just before it opens.
+        if let line = options.driverLine { print("busker play: \(line)") }
         StopSignals.install(jobControl: true)
         let driver: any AudioDriver
         switch options.driver {

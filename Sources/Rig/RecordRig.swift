@@ -11,6 +11,28 @@ import Session
 /// its status and summary lines and throws the one-line error of a take
 /// that ended early (exit 1).
 public enum RecordRig {
+    /// Opens the capture device. Without a monitor the playback side is
+    /// ALSA's null PCM, there only to pace the loop: when the capture device
+    /// will not run at the rate or period asked for, that is said of the
+    /// capture device alone, with what it runs at, and not as a disagreement
+    /// with a playback device the user never named.
+    /// - Throws: `CommandLineError.runtime`.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens devices)
+    static func openCapture(_ options: DuplexDriver.Options) throws(CommandLineError) -> DuplexDriver {
+        do {
+            return try DuplexDriver(options: options)
+        } catch let .duplexMismatch(capture, _, what, captureValue, asked) where options.playbackPCM == "null" {
+            if what == "sample rate" {
+                throw .runtime("capture device '\(capture)' runs at \(captureValue) Hz, not the \(asked) Hz asked for; record at -r \(captureValue)")
+            }
+            throw .runtime("capture device '\(capture)' gives a \(what) of \(captureValue), not the \(asked) asked for; "
+                           + (what == "period size" ? "try --period \(captureValue)" : "try its plughw: or plug: name"))
+        } catch {
+            throw .runtime(error.description)
+        }
+    }
+
     /// Records from a capture PCM (or a JACK client's input ports) until
     /// SIGINT/SIGTERM/SIGHUP, `duration`, or the device stops.
     /// - Parameters:
@@ -23,7 +45,7 @@ public enum RecordRig {
         StopSignals.install()
         let driver: any AudioDriver
         switch choice {
-        case let .alsa(options): driver = try DuplexDriver.openForCommand(options)
+        case let .alsa(options): driver = try openCapture(options)
         case var .jack(options):
             options.autoConnectsOutputs = false
             driver = try JACKDriver.openForCommand(options)

@@ -28,14 +28,21 @@ public struct RecordingRequest {
       --record-format FMT    \(RecordingFormat.names) (default wav24)
       --force                overwrite the --record PATH (and busker play's PATH.mid) if it exists;
                              the song being played is never overwritten
-      --stems                busker live: also record the dry mic, as it comes in, to TAKE-mic.wav,
+    """
+
+    /// `--stems`, which busker live takes (after `sessionHelp`) and busker play does not.
+    public static let stemsHelp = """
+      --stems                also record the dry mic, as it comes in, to TAKE-mic.wav,
                              and each strip as processed (before pan and mute) to TAKE-strip1.wav, …
     """
 
     /// Takes the recording options out of `arguments`.
     /// - Parameters:
     ///   - formatOptions: the names the take's format goes by here (`format`, `record-format`).
-    public static func extract(from arguments: [String], formatOptions: Set<String>) throws -> (RecordingRequest, [String]) {
+    ///   - takesStems: whether `--stems` is taken out too; when not, it is left
+    ///     for the scanner, which refuses it as an option the command does not have.
+    public static func extract(from arguments: [String], formatOptions: Set<String>,
+                               takesStems: Bool = false) throws -> (RecordingRequest, [String]) {
         var request = RecordingRequest()
         var rest: [String] = []
         var formatText: String?
@@ -67,7 +74,7 @@ public struct RecordingRequest {
                 request.force = true
                 continue
             }
-            if arg == "--stems" {
+            if takesStems && arg == "--stems" {
                 request.stems = true
                 continue
             }

@@ -31,8 +31,12 @@ public final class SongRender {
 
     /// Reads the song and loads the instruments; prints one warning line for
     /// a damaged song and one per kit problem.
-    /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit.
-    public init(options: Options) throws {
+    /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit;
+    ///   `.usage`: an instrument or kit name nothing has (`InstrumentRig.Options.resolveFiles()`).
+    public init(options given: Options) throws {
+        // The SoundFont, the kit and an instrument the font names are found before the song is read.
+        var options = given
+        try options.instruments.resolveFiles()
         self.options = options
         let rate = options.driver.engineRate
         let song = try SongFile(path: options.songPath)

@@ -1,4 +1,5 @@
 import Rig
+import TerminalUI
 
 /// `busker help`: the top-level help, a command's help, and the man page and
 /// bash completion made from the same texts (`ManPage`, `BashCompletion`).
@@ -38,6 +39,13 @@ enum HelpCommand {
     aplay(1), arecord(1), fluidsynth(1), jackd(1); the README and docs/ of Busker's source.
     """
 
+    /// The keys of both screens, from the tables the screens draw their key help from.
+    static var screenKeys: [(title: String, keys: [(key: String, action: String)])] {
+        [("busker live", LiveScreen.keyHelp.map { (key: $0.0, action: $0.1) }),
+         ("busker live: the selected strip", LiveScreen.stripKeyHelp.map { (key: $0.0, action: $0.1) }),
+         ("busker play", PlayScreen.keyHelp.map { (key: $0.0, action: $0.1) })]
+    }
+
     static var topLevelHelp: String {
         let width = BuskerCommand.all.map(\.name.count).max() ?? 0
         let lines = BuskerCommand.all.map { "  " + $0.name.padding(toLength: width + 2) + $0.help.summary }
@@ -61,7 +69,8 @@ enum HelpCommand {
         }
         if args.has("man") {
             print(ManPage(version: version, tagline: "live voice, instruments and recording from a terminal",
-                          description: description, commands: BuskerCommand.all.map(\.help), epilogue: epilogue).troff, terminator: "")
+                          description: description, commands: BuskerCommand.all.map(\.help), epilogue: epilogue,
+                          keys: screenKeys).troff, terminator: "")
         } else if args.has("completion") {
             print(BashCompletion(commands: BuskerCommand.all.map(\.help), topLevelOptions: ["-h", "--help", "--version"]).script, terminator: "")
         } else if args.has("commands") {

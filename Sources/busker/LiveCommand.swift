@@ -55,6 +55,7 @@ enum LiveCommand {
                              (default 0 on devices: no added delay; 1 for files)
 
     \(RecordingRequest.sessionHelp)
+    \(RecordingRequest.stemsHelp)
 
     when devices misbehave (Busker never moves the mic to another output by itself):
       --auto-resume          after a suspend or Ctrl-Z, start again by itself if the mic was on
@@ -110,7 +111,7 @@ enum LiveCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"])
+        let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"], takesStems: true)
         guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
         let start = try LiveStart(arguments: args)
@@ -125,8 +126,14 @@ enum LiveCommand {
             guard let input, let output, inputIsFile, outputIsFile, args.string("device") == nil else {
                 throw CommandLineError.usage("file: endpoints go together: --input file:IN.wav --output file:OUT.wav")
             }
-            if recording.enabled || recording.force || recording.stems {
+            if recording.enabled {
                 throw CommandLineError.usage("--record is for devices; with file: endpoints the output file is the recording")
+            }
+            if recording.stems {
+                throw CommandLineError.usage("--stems is for takes on devices (with --record or Ctrl-R); with file: endpoints only the mix is written")
+            }
+            if recording.force {
+                throw CommandLineError.usage("--force is for --record takes; with file: endpoints it is not needed to replace the output file")
             }
             if !args.strings("midi").isEmpty || args.string("midi-in") != nil {
                 throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
@@ -135,7 +142,7 @@ enum LiveCommand {
                 throw CommandLineError.usage("--osc is for devices: a file runs faster than anyone can play")
             }
             try runOnFiles(input: input, output: output, args: args, settings: settings)
-            print("busker live: start the same sound again with: " + start.restartLine(settings: settings, midi: nil))
+            print("busker live: start the same sound again with: " + start.restartLine(settings: settings, onDevices: false))
         } else {
             if args.string("sample-format") != nil {
                 throw CommandLineError.usage("--sample-format is for file: outputs (the take's format is --record-format)")
@@ -197,6 +204,8 @@ enum LiveCommand {
         // With JACK, the client's midi_in is a MIDI control source too.
         var onJACK = false
         if case .jack = driver { onJACK = true }
+        // A take's path that is refused is an error before any start-up line.
+        if recording.enabled { _ = try recording.resolvePath() }
         // A --midi-in path that cannot be read is an error before any device opens.
         let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
         options.jackMIDI = midi.sources.jack
@@ -225,10 +234,14 @@ enum LiveCommand {
             osc?.stop()
             if let osc { print("busker live: OSC: \(osc.summary)") }
             if let load = session.load.session() { print("busker live: \(load.summary)") }
-            // Last, whatever ended the session: how to get this sound back.
+            // Last, whatever ended the session: a mapping learned and not saved, and how to get this sound back.
             defer {
+                for line in LiveRestartCommand.unsavedMappingLines(current: session.midiPresetEntries?(), presetName: session.presetName,
+                                                                   presets: start.presets) {
+                    print("busker live: \(line)")
+                }
                 print("busker live: start the same sound again with: "
-                      + start.restartLine(settings: session.settings, midi: session.midiPresetEntries?(), presetName: session.presetName))
+                      + start.restartLine(settings: session.settings, onDevices: true, presetName: session.presetName))
             }
             try rig.finish()
         } else {
@@ -286,10 +299,18 @@ enum LiveCommand {
             deviceArguments = LiveRestartCommand.deviceArguments(args)
         }
 
-        /// The command line that starts `settings` again, with the devices or files used.
-        func restartLine(settings: LiveSettings, midi: [PresetEntry]?, presetName: String? = nil) -> String {
-            LiveRestartCommand.line(settings: settings, midi: midi, presetName: presetName ?? self.presetName, presets: presets,
-                                    deviceArguments: deviceArguments)
+        /// The command line that starts `settings` again, with the devices or
+        /// files used, named by the program's path as run; on devices, with
+        /// the environment that chose the ALSA configuration and JACK server.
+        func restartLine(settings: LiveSettings, onDevices: Bool, presetName: String? = nil) -> String {
+            let invocation = LiveRestartCommand.Invocation(
+                program: LiveRestartCommand.program(argumentZero: CommandLine.arguments[0],
+                                                    directory: FileManager.default.currentDirectoryPath),
+                environment: onDevices ? LiveRestartCommand.environmentWords(ProcessInfo.processInfo.environment) : [],
+                deviceArguments: deviceArguments,
+                launcher: onDevices ? ProcessInfo.processInfo.environment["BUSKER_LAUNCHER"] : nil)
+            return LiveRestartCommand.line(settings: settings, presetName: presetName ?? self.presetName, presets: presets,
+                                           invocation: invocation)
         }
     }
 }

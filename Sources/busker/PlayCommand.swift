@@ -87,12 +87,12 @@ enum PlayCommand {
         options.songPath = files.song
         options.midi = args.strings("midi")
         options.midiIn = args.string("midi-in")
+        options.driverLine = why
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
         if options.songPath == nil && (args.has("loop") || args.string("tempo") != nil) {
             throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
         }
 
-        print("busker play: \(why)")
         let rig = try PlayRig(options: options)
         if args.has("verbose") {
             for line in VerboseReport.lines(for: rig.runner.driver) + VerboseReport.lines(for: rig.rig) + ["MIDI in: \(rig.sources.summary)"] {

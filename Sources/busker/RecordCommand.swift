@@ -80,6 +80,8 @@ enum RecordCommand {
                 options.captureChannels = channels
                 return options
             }
+            // The take's path is checked before the start-up line: a usage error prints only itself.
+            _ = try request.resolvePath()
             print("busker record: \(why)")
             try RecordRig.recordDevice(driver: driver, request: request, duration: duration, verbose: args.has("verbose"))
         }

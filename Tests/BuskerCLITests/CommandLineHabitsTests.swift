@@ -171,8 +171,13 @@ final class CommandLineHabitsTests: XCTestCase {
         XCTAssertEqual(man.stderr, "", "groff says nothing about the page")
         let text = man.stdout.replacingOccurrences(of: "\u{2010}", with: "-")
         XCTAssertTrue(text.contains("BUSKER(1)"), String(text.prefix(300)))
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT"] {
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "KEYS", "EXIT STATUS", "ENVIRONMENT"] {
             XCTAssertTrue(text.contains("\n\(section)\n"), "section \(section)")
+        }
+        // The keys of both screens, from the tables the screens draw their key help from.
+        let keys = String(text[(text.range(of: "\nKEYS\n")?.upperBound ?? text.endIndex)...])
+        for words in ["busker live", "save preset", "learn MIDI", "mic on/off", "voice processing", "busker play", "octave", "all notes off"] {
+            XCTAssertTrue(keys.contains(words), "the KEYS section names \(words)")
         }
         // Every option of every command's help is on the page, spelled as there.
         for name in try commands() {
@@ -189,7 +194,7 @@ final class CommandLineHabitsTests: XCTestCase {
     }
 
     /// What the completion offers for `line` (the cursor at its end), run in bash from `directory`.
-    private func complete(_ line: String, in directory: String? = nil) throws -> [String] {
+    private func complete(_ line: String, in directory: String? = nil, environment extra: [String: String] = [:]) throws -> [String] {
         let script = path("busker.bash")
         if !FileManager.default.fileExists(atPath: script) {
             let made = try runBusker(["help", "--completion"])
@@ -198,6 +203,7 @@ final class CommandLineHabitsTests: XCTestCase {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = URL(fileURLWithPath: buskerPath).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment.merge(extra) { $1 }
         let command = """
         source "$1" || exit 3
         complete -p busker | grep -q -- '-F _busker busker' || exit 4
@@ -232,5 +238,47 @@ final class CommandLineHabitsTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: true)
         XCTAssertEqual(Set(try complete("busker render ")), ["a.sf2", "b.mid", "folder/"], "SoundFonts, songs and folders")
         XCTAssertEqual(Set(try complete("busker play --soundfont ")), ["a.sf2", "folder/"])
+    }
+
+    func testCompletionOffersPresetAndInstrumentNames() throws {
+        let config = path("config")
+        try FileManager.default.createDirectory(atPath: config + "/busker", withIntermediateDirectories: true)
+        for name in ["gig", "gig-loud", "rehearsal"] {
+            try "[bus]\nvolume = 0.3\n".write(toFile: config + "/busker/\(name).preset", atomically: true, encoding: .utf8)
+        }
+        try Data().write(to: URL(fileURLWithPath: config + "/busker/notes.txt"))
+        let presets = ["XDG_CONFIG_HOME": config]
+        // In the order the shell's glob sorts them (by locale): compared as sets.
+        XCTAssertEqual(Set(try complete("busker live --preset ", environment: presets)), ["gig", "gig-loud", "rehearsal"])
+        XCTAssertEqual(Set(try complete("busker live --preset gi", environment: presets)), ["gig", "gig-loud"])
+        XCTAssertEqual(try complete("busker play --instrument Acou"),
+                       ["Acoustic\\ Grand\\ Piano", "Acoustic\\ Guitar\\ \\(nylon\\)", "Acoustic\\ Guitar\\ \\(steel\\)", "Acoustic\\ Bass"])
+        XCTAssertEqual(try complete("busker render --instrument xy"), ["xylophone"])
+        XCTAssertTrue(try complete("busker play --kit ").contains("Busker\\ Standard\\ Kit"), "kit names")
+    }
+
+    /// `Tools/install-cli-docs` installs the binary with its man page and
+    /// completion, so `busker` and `man busker` agree, and says when the
+    /// binary's folder is not on PATH.
+    func testInstallCLIDocsInstallsTheBinaryBesideItsManPage() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let prefix = path("prefix")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = "/usr/bin:/bin"
+        let r = try runProgram("/bin/bash", [root.appendingPathComponent("Tools/install-cli-docs").path, "--prefix", prefix, "--busker", buskerPath],
+                               environment: environment)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("busker: binary: \(prefix)/bin/busker"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\(prefix)/bin is not on your PATH"), r.stdout)
+        let installed = try runProgram(prefix + "/bin/busker", ["--version"])
+        XCTAssertEqual(installed.status, 0)
+        XCTAssertEqual(installed.stdout, try runBusker(["--version"]).stdout)
+        let page = try String(contentsOfFile: prefix + "/share/man/man1/busker.1", encoding: .utf8)
+        XCTAssertEqual(page, try runProgram(prefix + "/bin/busker", ["help", "--man"]).stdout, "the page is the installed binary's")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + "/share/bash-completion/completions/busker"))
+        // Again, over the installed copy: no leftovers beside it.
+        XCTAssertEqual(try runProgram("/bin/bash", [root.appendingPathComponent("Tools/install-cli-docs").path, "--prefix", prefix,
+                                                    "--busker", buskerPath], environment: environment).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: prefix + "/bin"), ["busker"])
     }
 }

@@ -92,6 +92,6 @@ final class KitsCommandTests: XCTestCase {
         XCTAssertTrue(warnings.first?.contains(kickFile) == true && warnings.first?.hasSuffix("pad skipped") == true, r.stderr)
 
         assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--kit", "No Such Kit"]),
-                           status: 1, mentioning: "busker kits")
+                           status: 2, mentioning: "busker kits")
     }
 }

@@ -104,6 +104,9 @@ final class LiveDemoCLITests: XCTestCase {
         let ports = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName])
         XCTAssertEqual(ports.status, 0, ports.stderr)
         XCTAssertFalse(ports.stdout.contains("busker_demo_voice:"), "a demo player outlived the script: \(ports.stdout)")
-        XCTAssertTrue(demo.out.text.contains("start the same sound again with: busker live"), demo.out.text.suffix(400).description)
+        // The line to start it again is the script's own, which brings the card back: pasted into the same shell, it works.
+        XCTAssertTrue(demo.out.text.contains("start the same sound again with: \(root.appendingPathComponent("Tools/live").path) --demo "
+                                             + "--no-tui --volume 0.5"),
+                      demo.out.text.suffix(400).description)
     }
 }

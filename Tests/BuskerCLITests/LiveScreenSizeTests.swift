@@ -69,7 +69,8 @@ final class LiveScreenSizeTests: XCTestCase {
         try tmux.sendKey("q")
         XCTAssertTrue(tmux.waitForLine(within: 10) { $0.contains(LiveSession.quitQuestion) }, "q asks while the mic is on")
         try tmux.sendKey("q")
-        let restart = "startthesamesoundagainwith:buskerlive"
+        // The card's environment first, then busker by the path that was run.
+        let restart = "startthesamesoundagainwith:ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
         let quitDeadline = Date().addingTimeInterval(10)
         repeat {
             usleep(200_000)
@@ -77,7 +78,7 @@ final class LiveScreenSizeTests: XCTestCase {
         } while !screen.joined().filter({ !$0.isWhitespace }).contains(restart) && Date() < quitDeadline
         let after = screen.joined().filter { !$0.isWhitespace }
         XCTAssertTrue(after.contains(restart), screen.joined(separator: "\n"))
-        XCTAssertTrue(after.contains("--inputbusker_in--outputbusker_out"), screen.joined(separator: "\n"))
+        XCTAssertTrue(after.contains("\(buskerPath)live--inputbusker_in--outputbusker_out"), screen.joined(separator: "\n"))
         if extraArguments == ["--inputs", "1,2"] {
             XCTAssertTrue(after.contains("--inputs1,2"), "the restart line keeps the strips: \(screen.joined(separator: "\n"))")
         }

@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// Presets through the built `busker` binary: `--preset` starts a file render
@@ -69,15 +70,16 @@ final class PresetCLITests: XCTestCase {
         return String(text[text.range(of: marker)!.upperBound...])
     }
 
-    /// Runs a printed command line through the shell, with `busker` the built
-    /// binary and the output file `from` replaced by `to`.
+    /// Runs a printed command line through the shell as printed, with the
+    /// output file `from` replaced by `to`. The line names the binary by the
+    /// path that was run: no PATH finds it.
     private func rerun(_ commandLine: String, output from: String, to: String) throws -> BuskerRun {
-        XCTAssertTrue(commandLine.hasPrefix("busker live "), commandLine)
+        XCTAssertTrue(commandLine.hasPrefix(buskerPath + " live "), commandLine)
         XCTAssertTrue(commandLine.contains("file:" + from), commandLine)
-        let command = "exec \"$0\" " + commandLine.dropFirst("busker ".count).replacingOccurrences(of: "file:" + from, with: "file:" + to)
         var environment = environment
         environment["PATH"] = "/usr/bin:/bin"
-        return try runProgram("/bin/sh", ["-c", command, buskerPath], environment: environment)
+        return try runProgram("/bin/sh", ["-c", commandLine.replacingOccurrences(of: "file:" + from, with: "file:" + to)],
+                              environment: environment)
     }
 
     func testThePrintedCommandLineRendersTheSameBytesAgain() throws {
@@ -147,7 +149,7 @@ final class PresetCLITests: XCTestCase {
         XCTAssertEqual(try bytes("quieter.wav"), try bytes("quieter-spelled.wav"))
         XCTAssertNotEqual(try bytes("quieter.wav"), try bytes("preset.wav"))
         let changed = try restartLine(quieter)
-        XCTAssertFalse(changed.contains("--preset"), "changed settings are spelled out: \(changed)")
+        XCTAssertTrue(changed.hasSuffix(" --preset gig --strip 2:mute=on --volume 0.2"), "the preset and what changed since: \(changed)")
         let changedAgain = try rerun(changed, output: path("quieter.wav"), to: path("quieter-again.wav"))
         XCTAssertEqual(changedAgain.status, 0, changedAgain.stderr)
         XCTAssertEqual(try bytes("quieter-again.wav"), try bytes("quieter.wav"))
@@ -206,11 +208,18 @@ final class PresetCLITests: XCTestCase {
     }
 
     /// On a device (ALSA's null PCM), stopped by SIGINT: the line names the
-    /// preset while the settings are its own, and spells them out otherwise.
+    /// preset and what was given with it (`--osc`, a changed bass), the
+    /// binary by its path, and the ALSA configuration the session ran with.
     func testOnADeviceTheLineIsPrintedWhenTheSessionStops() throws {
         try writePreset("gig", "[bus]\nvolume = 0.5\n\n[strip 1]\nbass = 4\n")
-        for (extra, expected) in [([], "busker live --device null --no-tui --preset gig"),
-                                  (["--bass", "1"], "busker live --device null --no-tui --strip 1:bass=1 --volume 0.5")] {
+        let port = String(20000 + Int(getpid()) % 20000)
+        let configuration = "/usr/share/alsa/alsa.conf"
+        environment["ALSA_CONFIG_PATH"] = configuration
+        // Not the JACK server a virtual card fixture of another test may have left in this process's environment.
+        environment["JACK_DEFAULT_SERVER"] = nil
+        environment["JACK_NO_START_SERVER"] = nil
+        for (extra, expected) in [([], " live --device null --no-tui --preset gig"),
+                                  (["--bass", "1", "--osc", port], " live --device null --osc \(port) --no-tui --preset gig --bass 1")] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: buskerPath)
             process.arguments = ["live", "--device", "null", "--no-tui", "--preset", "gig"] + extra
@@ -226,8 +235,56 @@ final class PresetCLITests: XCTestCase {
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0, err.text)
             let last = out.text.split(separator: "\n").last.map(String.init)
-            XCTAssertEqual(last, "busker live: start the same sound again with: " + expected, out.text)
+            XCTAssertEqual(last, "busker live: start the same sound again with: ALSA_CONFIG_PATH=\(configuration) " + buskerPath + expected,
+                           out.text)
         }
+    }
+
+    /// Runs `busker live` headless in `environment` until its status line
+    /// says it runs, stops it with SIGINT, and returns its output.
+    private func runLiveUntilRunning(_ program: String, _ arguments: [String], environment: [String: String]) throws -> String {
+        let (process, out, err) = try launchProgram(program, arguments, environment: environment)
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(waitUntil({ out.text.contains("running mic ON") || !process.isRunning }, timeout: 20), out.text + err.text)
+        // Ctrl-C reaches busker: the process itself, or busker under the shell that started it.
+        let child = try runProgram("/usr/bin/pgrep", ["-P", String(process.processIdentifier), "-x", "busker"])
+        if let busker = Int32(child.stdout.split(separator: "\n").first ?? "") {
+            kill(busker, SIGINT)
+        } else {
+            process.interrupt()
+        }
+        XCTAssertTrue(waitUntil({ !process.isRunning }, timeout: 10))
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+        return out.text
+    }
+
+    /// On the virtual sound card, with a preset, --osc and a changed volume:
+    /// the printed line, run by a shell that has none of the card's
+    /// environment and no busker on PATH, starts the same session (the
+    /// preset, the port, the volume) and prints the same line.
+    func testOnTheVirtualCardThePrintedLineRunsAsPrintedInAPlainShell() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-restart")
+        defer { try? card.stop() }
+        try writePreset("gig", "[bus]\nvolume = 0.5\n\n[strip 1]\nbass = 4\n")
+        var onCard = environment
+        onCard["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path)"
+        onCard["JACK_DEFAULT_SERVER"] = card.serverName
+        onCard["JACK_NO_START_SERVER"] = "1"
+        let port = String(20000 + Int(getpid() + 7) % 20000)
+        let first = try runLiveUntilRunning(buskerPath, ["live", "--input", "busker_in", "--output", "busker_out", "--no-tui",
+                                                         "--preset", "gig", "--osc", port, "--volume", "0.2"], environment: onCard)
+        XCTAssertTrue(first.contains("vol 0.20"), first)
+        let line = try restartLine(BuskerRun(status: 0, stdout: first, stderr: ""))
+        XCTAssertEqual(line, "ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:\(card.asoundrcURL.path) JACK_DEFAULT_SERVER=\(card.serverName) "
+                       + "JACK_NO_START_SERVER=1 \(buskerPath) live --input busker_in --output busker_out --osc \(port) --no-tui "
+                       + "--preset gig --volume 0.2")
+        var plain = environment
+        for name in ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_START_SERVER"] { plain[name] = nil }
+        plain["PATH"] = "/usr/bin:/bin"
+        let again = try runLiveUntilRunning("/bin/sh", ["-c", line], environment: plain)
+        XCTAssertTrue(again.contains("vol 0.20"), again)
+        XCTAssertTrue(again.contains("OSC on 127.0.0.1 port \(port) (UDP)"), again)
+        XCTAssertEqual(try restartLine(BuskerRun(status: 0, stdout: again, stderr: "")), line)
     }
 
     func testHelpSaysHowPresetsWork() throws {

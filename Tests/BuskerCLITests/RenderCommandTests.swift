@@ -197,7 +197,7 @@ final class RenderCommandTests: XCTestCase {
         assertOneLineError(try runBusker(["render", song]), status: 2, mentioning: "-o")
         assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--tempo", "20"]), status: 2, mentioning: "--tempo")
         assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "theremin"]),
-                           status: 1, mentioning: "theremin")
+                           status: 2, mentioning: "theremin")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")), "no partial output is left behind")
     }
 }

@@ -22,6 +22,22 @@ final class GeneralMIDITests: XCTestCase {
         }
     }
 
+    func testAPlayersPartOfANameFindsTheProgramsItCouldMean() {
+        XCTAssertEqual(GeneralMIDI.programs(matching: "piano"), [0], "an alias is exact")
+        XCTAssertEqual(GeneralMIDI.programs(matching: "Acoustic Guitar (nylon)"), [24])
+        XCTAssertEqual(GeneralMIDI.programs(matching: "Acoustic Guitar"), [24, 25], "the start of two names")
+        XCTAssertEqual(GeneralMIDI.programs(matching: "acoustic gr"), [0])
+        XCTAssertEqual(GeneralMIDI.programs(matching: "nylon"), [24], "part of one name")
+        XCTAssertEqual(GeneralMIDI.programs(matching: "church"), [19])
+        XCTAssertEqual(GeneralMIDI.programs(matching: "Pad"), Array(88...95), "a start wins over a part (no 'Drawbar Organ')")
+        XCTAssertEqual(GeneralMIDI.programs(matching: "theremin"), [])
+        XCTAssertEqual(GeneralMIDI.programs(matching: " - "), [])
+        XCTAssertEqual(try SamplerInstrument.resolve(instrument: "nylon").program, 24)
+        XCTAssertThrowsError(try SamplerInstrument.resolve(instrument: "Acoustic Guitar")) { error in
+            XCTAssertEqual(error as? SamplerError, .ambiguousInstrument("Acoustic Guitar", candidates: ["Acoustic Guitar (nylon)", "Acoustic Guitar (steel)"]))
+        }
+    }
+
     func testPercussionMapCoversTheGMRange() {
         XCTAssertEqual(GeneralMIDI.percussionNames.count, 47)
         XCTAssertEqual(Set(GeneralMIDI.percussionNames.keys), Set(35...81))

@@ -95,4 +95,22 @@ final class ArgumentScannerTests: XCTestCase {
         XCTAssertEqual(CommandHelp.placeholders(in: "  --rate <rate>  TODO: say the range; XXX\n  <…>"), ["TODO", "XXX", "<rate>", "<…>"])
         XCTAssertEqual(CommandHelp.placeholders(in: "mic → EQ, a <- b, 1 < 2 and 3 > 2"), [])
     }
+
+    func testAnUnknownOptionNamesTheClosestDeclaredOnes() {
+        XCTAssertEqual(OptionSuggestion.editDistance(Array("volum"), Array("volume")), 1)
+        XCTAssertEqual(OptionSuggestion.editDistance(Array("voluem"), Array("volume")), 1, "two neighbours swapped is one edit")
+        XCTAssertEqual(OptionSuggestion.editDistance(Array("gain"), Array("rate")), 3)
+        XCTAssertEqual(OptionSuggestion.editDistance(Array(""), Array("rate")), 4)
+        let known = ["volume", "gain", "pan", "bass", "boost", "reverb", "room"]
+        XCTAssertEqual(OptionSuggestion.closest(to: "volum", among: known), ["volume"])
+        XCTAssertEqual(OptionSuggestion.closest(to: "gan", among: known), ["gain", "pan"], "ties, in order")
+        XCTAssertEqual(OptionSuggestion.closest(to: "vol", among: known), ["volume"], "the one option it starts")
+        XCTAssertEqual(OptionSuggestion.closest(to: "loudness", among: known), [])
+        XCTAssertEqual(OptionSuggestion.hint(for: "gan", among: known), " (did you mean --gain or --pan?)")
+        XCTAssertEqual(OptionSuggestion.hint(for: "loudness", among: known), "")
+        // Through the scanner: the declared options of the help text.
+        XCTAssertThrowsError(try ArgumentScanner(["--outptu", "x"], valued: ["output", "rate"], flags: ["help"])) { error in
+            XCTAssertEqual("\(error)", "unknown option '--outptu' (did you mean --output?)")
+        }
+    }
 }

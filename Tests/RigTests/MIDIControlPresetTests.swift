@@ -57,20 +57,70 @@ final class MIDIControlPresetTests: XCTestCase {
         XCTAssertEqual(try MIDIControlMap(preset: try store.load("bare").midi), .empty)
     }
 
-    func testTheRestartLineNamesAHandWrittenPresetWhoseMappingIsUnchanged() throws {
+    func testTheRestartLineNamesThePresetAndALearnedBindingIsNamedAsNotSaved() throws {
         let path = store.path(of: "hand")
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try "[midi]\nCC64 = Mic\ncc7 =  VOLUME\n".write(toFile: path, atomically: true, encoding: .utf8)
         let preset = try store.load("hand")
         var map = try MIDIControlMap(preset: preset.midi)
-        let line = LiveRestartCommand.line(settings: preset.settings, midi: map.presetEntries, presetName: "hand",
-                                           presets: store, deviceArguments: [])
-        XCTAssertEqual(line, "busker live --preset hand")
-        // A binding learned since: the preset no longer holds this session.
-        map.bind(.cc(20), to: .gain(strip: 1))
-        let changed = LiveRestartCommand.line(settings: preset.settings, midi: map.presetEntries, presetName: "hand",
-                                              presets: store, deviceArguments: [])
-        XCTAssertFalse(changed.contains("--preset"), changed)
+        let invocation = LiveRestartCommand.Invocation(deviceArguments: [])
+        XCTAssertEqual(LiveRestartCommand.line(settings: preset.settings, presetName: "hand", presets: store, invocation: invocation),
+                       "busker live --preset hand")
+        // Spelled differently by hand, the same bindings: nothing unsaved.
+        XCTAssertEqual(LiveRestartCommand.unsavedMappingLines(current: map.presetEntries, presetName: "hand", presets: store), [])
+        // A binding learned since: the preset still starts the sound, and the binding is named at quit.
+        map.bind(.cc(16), to: .mute(strip: 1))
+        XCTAssertEqual(LiveRestartCommand.line(settings: preset.settings, presetName: "hand", presets: store, invocation: invocation),
+                       "busker live --preset hand")
+        XCTAssertEqual(LiveRestartCommand.unsavedMappingLines(current: map.presetEntries, presetName: "hand", presets: store),
+                       ["learned CC 16 → strip 1 mute: not saved; w saves it"])
+        // Without a preset, the defaults are what a restart gets: only the learned binding is named.
+        var learned = MIDIControlMap.defaults
+        learned.bind(.cc(20), to: .gain(strip: 1))
+        XCTAssertEqual(LiveRestartCommand.unsavedMappingLines(current: learned.presetEntries, presetName: nil, presets: store),
+                       ["learned CC 20 → strip 1 gain: not saved; w saves it"])
+    }
+
+    func testTheRestartLineIsThePresetAndOnlyWhatChangedSince() throws {
+        let path = store.path(of: "gig")
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try "[bus]\nvolume = 0.4\nroom = hall\n\n[strip 1]\ninputs = 1\nbass = 3\n\n[strip 2]\ninputs = 2\npan = 0.6\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let saved = try store.load("gig").settings
+        var settings = saved
+        settings.volume = 0.2
+        settings.strips[1].mute = true
+        let invocation = LiveRestartCommand.Invocation(program: "/opt/busker/bin/busker",
+                                                       environment: ["ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:/root/my card"],
+                                                       deviceArguments: ["--input", "busker_in", "--osc", "9000"])
+        XCTAssertEqual(LiveRestartCommand.line(settings: settings, presetName: "gig", presets: store, invocation: invocation),
+                       "ALSA_CONFIG_PATH='/usr/share/alsa/alsa.conf:/root/my card' /opt/busker/bin/busker live --input busker_in "
+                       + "--osc 9000 --preset gig --strip 2:mute=on --volume 0.2")
+        // The same change on every strip is one option; the result reads back as the same settings.
+        settings.strips[0].trebleDB = -2
+        settings.strips[1].trebleDB = -2
+        let changed = try XCTUnwrap(settings.argumentsChanged(from: saved))
+        XCTAssertEqual(changed, ["--treble", "-2", "--strip", "2:mute=on", "--volume", "0.2"])
+        // The howl guard off in the preset cannot be turned on by an option: every setting is spelled out.
+        var noGuard = saved
+        noGuard.howlGuard = false
+        XCTAssertNil(saved.argumentsChanged(from: noGuard))
+        XCTAssertEqual(LiveRestartCommand.settingsArguments(saved, presetName: "gig", saved: noGuard), saved.commandLineArguments())
+    }
+
+    func testTheProgramIsNamedByThePathThatWasRun() {
+        XCTAssertEqual(LiveRestartCommand.program(argumentZero: "busker", directory: "/home/me"), "busker")
+        XCTAssertEqual(LiveRestartCommand.program(argumentZero: ".build/release/busker", directory: "/home/me/Busker"),
+                       "/home/me/Busker/.build/release/busker")
+        XCTAssertEqual(LiveRestartCommand.program(argumentZero: "../b/./busker", directory: "/home/me/x"), "/home/me/b/busker")
+        // Started by Tools/live on a card of its own: the script, with what busker was given beyond its devices.
+        let launched = LiveRestartCommand.Invocation(program: "/b/busker", environment: ["ALSA_CONFIG_PATH=/tmp/x"],
+                                                     deviceArguments: ["--input", "busker_in", "--output", "busker_out", "--osc", "9000"],
+                                                     launcher: "/src/Busker/Tools/live")
+        XCTAssertEqual(LiveRestartCommand.line(settings: LiveSettings(), presetName: nil, presets: nil, invocation: launched),
+                       "/src/Busker/Tools/live --osc 9000")
+        XCTAssertEqual(LiveRestartCommand.environmentWords(["ALSA_CONFIG_PATH": "/a:/b", "HOME": "/root", "JACK_DEFAULT_SERVER": "card"]),
+                       ["ALSA_CONFIG_PATH=/a:/b", "JACK_DEFAULT_SERVER=card"])
     }
 
     func testABadMIDILineNamesTheFileAndTheLine() throws {
