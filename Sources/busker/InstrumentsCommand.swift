@@ -32,10 +32,10 @@ enum InstrumentsCommand {
             if case .soundFontNotFound(let path, _) = error { throw CommandLineError.runtime("SoundFont \(path): no such file") }
             throw CommandLineError.runtime(error.description)
         }
-        print("\(location): \(presets.presets.count) presets")
-        print("bank  program  name")
+        printEscaped("\(location): \(presets.presets.count) presets")
+        printEscaped("bank  program  name")
         for preset in presets.presets {
-            print("\(pad(preset.bank, 4))  \(pad(preset.program, 7))  \(preset.name)")
+            printEscaped("\(pad(preset.bank, 4))  \(pad(preset.program, 7))  \(preset.name)")
         }
     }
 
