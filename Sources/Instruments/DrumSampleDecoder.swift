@@ -27,7 +27,7 @@ struct DrumSampleDecoder {
         let key = semitones == 0 ? name : "\(name)\u{0}\(semitones)"
         if let known = decoded[key] { return known }
         let result: Result<Int, AudioFileError>
-        do {
+        do throws(AudioFileError) {
             let file = try KitSampleFile.check(name, inKitFolder: folder)
             guard kitBytes + file.bytes <= KitSampleFile.maximumKitBytes else {
                 throw AudioFileError.unsupported(
