@@ -260,7 +260,7 @@ public final class LiveSession {
                 + (driver.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
-            bottomLine: namePrompt?.line ?? presetMessage.map { "  \($0)" })
+            bottomLine: namePrompt?.line ?? presetMessage.map { "  \(TerminalText.escaped($0))" })
         status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS

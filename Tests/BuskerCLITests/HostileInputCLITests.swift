@@ -173,7 +173,7 @@ final class HostileInputCLITests: XCTestCase {
         let input = try toneWAV("in.wav")
         let preset = try run(["live", "--preset", "pipe", "--input", "file:" + input, "--output", "file:" + path("c.wav")],
                              environment: environment)
-        assertOneLineError(preset, status: 1, mentioning: "pipe.preset: is a FIFO, not a file")
+        assertOneLineError(preset, status: 2, mentioning: "pipe.preset: is a FIFO, not a file")
     }
 
     /// A kit sample named with ../ out of the kit's folder is refused, though the file exists.
@@ -201,16 +201,16 @@ final class HostileInputCLITests: XCTestCase {
 
         _ = try write("[bus]\nvolume = " + String(repeating: "9", count: 500_000) + "\n", to: "config/busker/huge.preset")
         let huge = try live("huge")
-        assertOneLineError(huge, status: 1, mentioning: "…")
+        assertOneLineError(huge, status: 2, mentioning: "…")
         XCTAssertLessThan(huge.stderr.count, 400, huge.stderr)
 
         _ = try write("[bus]\nvolume = \u{1B}]0;owned\u{07}\u{1B}[2J\n", to: "config/busker/escape.preset")
         let escape = try live("escape")
-        assertOneLineError(escape, status: 1, mentioning: "\\x1b]0;owned\\x07\\x1b[2J")
+        assertOneLineError(escape, status: 2, mentioning: "\\x1b]0;owned\\x07\\x1b[2J")
         XCTAssertFalse(escape.stderr.contains("\u{1B}"), "no raw ESC reaches the terminal")
 
         _ = try write("[bus]\n" + String(repeating: "# padding\n", count: 110_000), to: "config/busker/big.preset")
-        assertOneLineError(try live("big"), status: 1, mentioning: "is over 1 MiB, the most a preset may hold")
+        assertOneLineError(try live("big"), status: 2, mentioning: "is over 1 MiB, the most a preset may hold")
     }
 
     // MARK: Silent outputs
