@@ -58,6 +58,7 @@ final class HostileInputCLITests: XCTestCase {
         var bytes = Array("RIFF".utf8) + le32(UInt32(36 + audio.count)) + Array("WAVE".utf8)
         bytes += Array("fmt ".utf8) + le32(16) + le16(1) + le16(1) + le32(48000) + le32(96000) + le16(2) + le16(16)
         bytes += Array("data".utf8) + le32(declared ?? UInt32(audio.count)) + audio
+        try FileManager.default.createDirectory(atPath: (path(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
         return path(name)
     }
