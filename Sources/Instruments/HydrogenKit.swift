@@ -13,14 +13,14 @@ import Foundation
 /// or only Hydrogen's placeholder `emptySample.flac`, is an empty slot (kits
 /// keep such placeholders) and is left out. Levels are checked as they are
 /// read: an instrument's `<volume>` and `<gain>` and a layer's `<gain>` must
-/// lie in 0…`maximumLevel` (+12 dB); one outside (negative, 1e308) takes the
+/// lie in 0…`maximumLevel` (+14 dB); one outside (negative, 1e308) takes the
 /// default 1 and is recorded, so no value can mute the kit or overflow the mix.
 ///
 /// - Realtime: unsafe (file I/O, allocates). Loader or control thread.
 public struct HydrogenKit: Equatable, Sendable {
     public static let fileName = "drumkit.xml"
-    /// The highest linear `<volume>` or `<gain>` read (4: +12 dB); Hydrogen's own sliders stop at 1.5 and 5.
-    public static let maximumLevel = 4.0
+    /// The highest linear `<volume>` or `<gain>` read (5: +14 dB), where Hydrogen's own gain sliders stop.
+    public static let maximumLevel = 5.0
 
     /// The kit's folder.
     public var folder: String

@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// The checks a kit's sample file passes before a byte of it is read: it
-/// lies inside the kit's folder (after `..` and symbolic links are followed),
+/// The checks a kit's sample file passes before a byte of it is read: its
+/// path, as the kit writes it, leads inside the kit's folder (`..` resolved),
 /// it is a regular file (a FIFO or a device would block the load or never
 /// end), and it is no larger than `maximumBytes`.
 ///
@@ -42,16 +42,12 @@ enum KitSampleFile {
         return (path, bytes)
     }
 
-    /// `path` with symbolic links and `..` resolved; when it does not exist, resolved as far as it does.
+    /// `path` absolute, with `.` and `..` resolved as written. Symbolic links
+    /// are not followed: a link inside the kit's folder is its author's choice
+    /// (kits share samples that way), and what it leads to is still checked
+    /// for its type and size.
     private static func resolved(_ path: String) -> String {
-        if let real = realpath(path, nil) {
-            defer { free(real) }
-            return String(cString: real)
-        }
-        let url = URL(fileURLWithPath: path).standardized
-        let parent = url.deletingLastPathComponent().path
-        guard parent != path, parent != "/" else { return url.path }
-        return URL(fileURLWithPath: resolved(parent)).appendingPathComponent(url.lastPathComponent).path
+        URL(fileURLWithPath: path).standardized.path
     }
 
     /// A few words for a file type that is not a regular file.

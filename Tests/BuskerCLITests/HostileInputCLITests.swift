@@ -216,7 +216,7 @@ final class HostileInputCLITests: XCTestCase {
 
     // MARK: Silent outputs
 
-    /// Hydrogen levels of 1e308, 1e30 and -1 play at the default level, each named in a warning.
+    /// Hydrogen levels of 1e308, 1e30 and -1 (outside 0…5) play at the default level, each named in a warning.
     func testAbsurdHydrogenLevelsAreReplacedAndSaid() throws {
         _ = try toneWAV("kit/tone.wav", frames: 24000)
         let levels = [("<volume>1e308</volume>", "<gain>1</gain>"), ("<volume>-1</volume>", "<gain>1</gain>"),
@@ -229,7 +229,7 @@ final class HostileInputCLITests: XCTestCase {
             let r = try run(["render", try song([36, 60], channel: 9), "-o", out, "--soundfont", smallFont, "--kit", path("kit"), "--no-progress"])
             XCTAssertEqual(r.status, 0, r.stderr)
             let field = volume.contains("<volume>1<") ? "<gain> '1e30'" : (volume.contains("-1") ? "<volume> '-1'" : "<volume> '1e308'")
-            XCTAssertTrue(r.stderr.contains("drumkit.xml line 1: \(field) is outside 0…4; used 1"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("drumkit.xml line 1: \(field) is outside 0…5; used 1"), r.stderr)
             let level = try peak(out)
             XCTAssertGreaterThan(level, 0.05, "\(volume) \(gain): the kit sounds")
             XCTAssertTrue(level.isFinite && level <= 1, "\(level)")
