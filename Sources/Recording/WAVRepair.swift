@@ -178,7 +178,7 @@ public enum WAVRepair {
     }
 
     /// The fmt chunk's fields repair relies on, checked against each other:
-    /// PCM or float samples (plain or WAVE_FORMAT_EXTENSIBLE), 1…`maximumChannels`
+    /// PCM, float, A-law or μ-law samples (plain or WAVE_FORMAT_EXTENSIBLE), 1…`maximumChannels`
     /// channels of 8…64 bits, and a block align of exactly one frame. A header
     /// that contradicts itself is refused: cutting "partial frames" by a
     /// wrong block align would destroy audio.
@@ -196,8 +196,9 @@ public enum WAVRepair {
             sampleRate = Int(WAVRepair.le32(fmt, 4))
             blockAlign = Int(WAVRepair.le16(fmt, 12))
             let bits = Int(WAVRepair.le16(fmt, 14))
-            guard tag == 1 || tag == 3 else {
-                throw .notRepairable(path: path, reason: "its samples are not PCM or float (format tag \(tag)); repair handles those only")
+            // PCM, float, A-law, μ-law: every frame the same size, so the file's size gives the frames.
+            guard [1, 3, 6, 7].contains(tag) else {
+                throw .notRepairable(path: path, reason: "its samples are not PCM, float, A-law or μ-law (format tag \(tag)); repair handles those only")
             }
             guard (1...Self.maximumChannels).contains(channels) else {
                 throw .notRepairable(path: path, reason: "its fmt chunk claims \(channels) channels (1…\(Self.maximumChannels) repaired)")
