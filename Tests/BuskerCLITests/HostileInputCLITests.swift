@@ -274,6 +274,28 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertFalse(clean.stderr.contains("SoundFont"), "a sound font is not named: \(clean.stderr)")
     }
 
+    // MARK: The fuzz script
+
+    /// `Tools/fuzz-inputs --quick` on repair and presets (seconds): nothing crashes, hangs, plays silence or damages a file.
+    func testQuickFuzzOfRepairAndPresetsFindsNothing() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/fuzz-inputs").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["BUSKER"] = buskerPath
+        let r = try runProgram("/usr/bin/env", ["python3", script, "--quick", "--classes", "repair,preset", "--keep", path("fuzz")],
+                               environment: environment)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let rows = r.stdout.split(separator: "\n").filter { $0.hasPrefix("repair ") || $0.hasPrefix("preset ") }
+        XCTAssertEqual(rows.count, 2, r.stdout)
+        for row in rows {
+            let counts = row.split(separator: " ").dropFirst().compactMap { Int($0) }
+            // runs ok warned refused crash hang silent violation seconds
+            XCTAssertEqual(counts.count, 9, String(row))
+            XCTAssertEqual(counts[0], row.hasPrefix("repair") ? 40 : 10, String(row))
+            XCTAssertEqual(Array(counts[4...7]), [0, 0, 0, 0], String(row))
+        }
+    }
+
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         return (0...(haystack.count - needle.count)).last { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
