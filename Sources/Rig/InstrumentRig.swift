@@ -139,7 +139,7 @@ public final class InstrumentRig {
     }
 
     /// One line naming the font, what is wrong and what stays silent (the first few of each).
-    static func describe(_ silence: SoundFontSilence) -> String {
+    public static func describe(_ silence: SoundFontSilence) -> String {
         func some(_ items: [String]) -> String {
             items.prefix(4).joined(separator: ", ") + (items.count > 4 ? " and \(items.count - 4) more" : "")
         }

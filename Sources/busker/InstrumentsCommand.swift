@@ -37,6 +37,8 @@ enum InstrumentsCommand {
         for preset in presets.presets {
             printEscaped("\(pad(preset.bank, 4))  \(pad(preset.program, 7))  \(preset.name)")
         }
+        let silence = SoundFontSilence.check(path: location.path)
+        if !silence.isEmpty { printError("busker instruments: warning: \(InstrumentRig.describe(silence))") }
     }
 
     private static func pad(_ number: Int, _ width: Int) -> String {

@@ -269,6 +269,10 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertTrue(warning?.contains("end 0 is not after start") == true, r.stderr)
         XCTAssertTrue(warning?.contains("presets that play nothing: ") == true, r.stderr)
 
+        let listed = try run(["instruments", broken])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stderr.hasPrefix("busker instruments: warning: SoundFont '\(broken)': "), listed.stderr)
+
         let clean = try run(["render", try song([60], channel: 0), "-o", path("b.wav"), "--soundfont", smallFont, "--no-progress", "--no-drums"])
         XCTAssertEqual(clean.status, 0, clean.stderr)
         XCTAssertFalse(clean.stderr.contains("SoundFont"), "a sound font is not named: \(clean.stderr)")
