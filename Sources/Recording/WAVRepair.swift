@@ -143,25 +143,32 @@ public enum WAVRepair {
             return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut, channelCount: channels,
                           sampleRate: rate, isRF64: isRF64, unclaimedBytes: max(0, present - max(0, declaredDataSize)))
         }
+        // Every check, and the RF64 header a promotion needs, before the first byte is written.
+        let riffSize = newSize - 8
+        var promotion: [UInt8]?
+        if riffSize > 0xFFFF_FFFF && !isRF64 {
+            guard let junkOffset else {
+                throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
+            }
+            promotion = try rf64Header(path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read)
+            ds64Offset = junkOffset + 8
+            ds64Size = 28
+            factOffset = nil
+        }
+        if isRF64 && ds64Offset == nil {
+            throw .notRepairable(path: path, reason: "it is RF64 but has no ds64 chunk before the data")
+        }
         if newSize != fileSize {
             guard ftruncate(fd, off_t(newSize)) == 0 else {
                 throw .notRepairable(path: path, reason: "cannot cut the partial frame: \(String(cString: strerror(errno)))")
             }
         }
-        let riffSize = newSize - 8
-        let needs64 = riffSize > 0xFFFF_FFFF
-        if needs64 && !isRF64 {
-            guard let junkOffset else {
-                throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
-            }
-            try promoteToRF64(fd: fd, path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read, write: write)
-            ds64Offset = junkOffset + 8
-            ds64Size = 28
-            factOffset = nil
+        if let promotion {
+            try write(Array("RF64".utf8), 0)
+            try write(promotion, 12)
             isRF64 = true
         }
-        if isRF64 {
-            guard let ds64Offset else { throw .notRepairable(path: path, reason: "it is RF64 but has no ds64 chunk before the data") }
+        if isRF64, let ds64Offset {
             let sizes = le64Bytes(UInt64(riffSize)) + le64Bytes(UInt64(whole)) + le64Bytes(UInt64(frames))
             // The table count only where the chunk has room for it (it was checked to hold the 24 bytes of sizes).
             try write(ds64Size >= 28 && ds64Offset + 28 <= dataOffset - 8 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
@@ -228,14 +235,15 @@ public enum WAVRepair {
         return offset == end
     }
 
-        /// Rewrites the header between `RIFF…WAVE` and the data chunk as RF64's:
-    /// a 28-byte ds64 first (libsndfile reads no shorter one), the other
-    /// chunks but JUNK and fact (a frame count RF64 keeps in ds64), and a JUNK
-    /// filler so the data does not move.
+    /// The header between `RIFF…WAVE` and the data chunk as RF64's, to write
+    /// at byte 12 (with "RF64" at 0): a 28-byte ds64 first (libsndfile reads
+    /// no shorter one), the other chunks but JUNK and fact (a frame count RF64
+    /// keeps in ds64), and a JUNK filler so the data does not move.
+    /// - Throws: when the header has no room for the ds64 chunk.
     /// - Thread: writer, control
     /// - Realtime: unsafe (file I/O, allocates)
-    private static func promoteToRF64(fd: Int32, path: String, junkOffset: Int, dataChunkOffset: Int,
-                                      read: (Int, Int) -> [UInt8]?, write: ([UInt8], Int) throws(RecordingError) -> Void) throws(RecordingError) {
+    private static func rf64Header(path: String, junkOffset: Int, dataChunkOffset: Int,
+                                   read: (Int, Int) -> [UInt8]?) throws(RecordingError) -> [UInt8] {
         guard let region = read(dataChunkOffset - 12, 12) else { throw .notRepairable(path: path, reason: "cannot read its header") }
         var kept: [UInt8] = []
         var i = 0
@@ -252,8 +260,7 @@ public enum WAVRepair {
             throw .notRepairable(path: path, reason: "its data passes 4 GiB and its header has no room for an RF64 ds64 chunk")
         }
         if filler >= 8 { header += Array("JUNK".utf8) + le32Bytes(UInt32(filler - 8)) + [UInt8](repeating: 0, count: filler - 8) }
-        try write(Array("RF64".utf8), 0)
-        try write(header, 12)
+        return header
     }
 
     /// The little-endian 16-bit value at `b[i]`.
