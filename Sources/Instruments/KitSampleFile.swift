@@ -50,6 +50,15 @@ enum KitSampleFile {
         URL(fileURLWithPath: path).standardized.path
     }
 
+    /// Why `path` is not a file to read (a FIFO would block the read forever),
+    /// or nil for a regular file and for a path that does not exist (the
+    /// read then says so).
+    static func notAFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG else { return nil }
+        return "is \(fileType(st.st_mode)), not a file"
+    }
+
     /// A few words for a file type that is not a regular file.
     static func fileType(_ mode: mode_t) -> String {
         switch mode & S_IFMT {

@@ -152,7 +152,7 @@ final class HostileInputCLITests: XCTestCase {
 
     // MARK: Hangs and limits
 
-    /// A FIFO as a kit sample (Busker's kit.json, a Hydrogen kit) or as NAME.preset is refused, not waited on.
+    /// A FIFO as a kit sample (Busker's kit.json, a Hydrogen kit), as the kit file itself, or as NAME.preset is refused, not waited on.
     func testFIFOsAreRefusedAsKitSamplesAndPresets() throws {
         try FileManager.default.createDirectory(atPath: path("kit"), withIntermediateDirectories: true)
         _ = makeFIFO("kit/kick.wav")
@@ -166,6 +166,14 @@ final class HostileInputCLITests: XCTestCase {
                       + "<layer><filename>kick.wav</filename></layer></instrument></instrumentList></drumkit_info>", to: "kit/drumkit.xml")
         let hydrogen = try run(["render", drums, "-o", path("b.wav"), "--soundfont", smallFont, "--kit", path("kit"), "--no-progress"])
         assertOneLineError(hydrogen, status: 1, mentioning: "is not a regular file (a FIFO)")
+
+        // The kit files themselves.
+        try FileManager.default.createDirectory(atPath: path("pipes"), withIntermediateDirectories: true)
+        _ = makeFIFO("pipes/drumkit.xml")
+        assertOneLineError(try run(["kits", path("pipes")]), status: 1, mentioning: "drumkit.xml': is a FIFO, not a file")
+        try FileManager.default.removeItem(atPath: path("pipes/drumkit.xml"))
+        _ = makeFIFO("pipes/kit.json")
+        assertOneLineError(try run(["kits", path("pipes/kit.json")]), status: 1, mentioning: "kit.json': cannot read: is a FIFO, not a file")
 
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = path("config")
