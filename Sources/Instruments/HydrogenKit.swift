@@ -40,7 +40,7 @@ public struct HydrogenKit: Equatable, Sendable {
     ///   XML, or is not a drum kit.
     public static func load(folder: String) throws(DrumKitError) -> HydrogenKit {
         let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName).path
-        if let why = KitSampleFile.notAFile(path) { throw .hydrogen(path: path, reason: why) }
+        if let why = RegularFile.problem(path) { throw .hydrogen(path: path, reason: why) }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
             throw .hydrogen(path: path, reason: reason)

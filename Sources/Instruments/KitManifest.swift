@@ -34,7 +34,7 @@ public struct KitManifest: Equatable, Sendable {
 
     /// Reads and checks the manifest at `path`.
     public static func load(path: String) throws(KitManifestError) -> KitManifest {
-        if let why = KitSampleFile.notAFile(path), !why.hasPrefix("is a directory") { throw .cannotRead(path: path, reason: why) }
+        if let why = RegularFile.problem(path), !why.hasPrefix("is a directory") { throw .cannotRead(path: path, reason: why) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

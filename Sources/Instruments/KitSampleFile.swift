@@ -33,7 +33,7 @@ enum KitSampleFile {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw .unsupported(path: path, reason: "is not a regular file (\(fileType(st.st_mode))); a kit's samples must be sound files")
+            throw .unsupported(path: path, reason: "is not a regular file (\(RegularFile.kind(st.st_mode))); a kit's samples must be sound files")
         }
         let bytes = Int(st.st_size)
         guard bytes <= maximumBytes else {
@@ -48,25 +48,5 @@ enum KitSampleFile {
     /// for its type and size.
     private static func resolved(_ path: String) -> String {
         URL(fileURLWithPath: path).standardized.path
-    }
-
-    /// Why `path` is not a file to read (a FIFO would block the read forever),
-    /// or nil for a regular file and for a path that does not exist (the
-    /// read then says so).
-    static func notAFile(_ path: String) -> String? {
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG else { return nil }
-        return "is \(fileType(st.st_mode)), not a file"
-    }
-
-    /// A few words for a file type that is not a regular file.
-    static func fileType(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: return "a FIFO"
-        case S_IFDIR: return "a directory"
-        case S_IFCHR, S_IFBLK: return "a device"
-        case S_IFSOCK: return "a socket"
-        default: return "not a plain file"
-        }
     }
 }

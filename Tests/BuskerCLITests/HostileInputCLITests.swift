@@ -152,7 +152,8 @@ final class HostileInputCLITests: XCTestCase {
 
     // MARK: Hangs and limits
 
-    /// A FIFO as a kit sample (Busker's kit.json, a Hydrogen kit), as the kit file itself, or as NAME.preset is refused, not waited on.
+    /// A FIFO as a kit sample (Busker's kit.json, a Hydrogen kit), as the kit file itself, as a SoundFont or as
+    /// NAME.preset is refused, not waited on.
     func testFIFOsAreRefusedAsKitSamplesAndPresets() throws {
         try FileManager.default.createDirectory(atPath: path("kit"), withIntermediateDirectories: true)
         _ = makeFIFO("kit/kick.wav")
@@ -174,6 +175,11 @@ final class HostileInputCLITests: XCTestCase {
         try FileManager.default.removeItem(atPath: path("pipes/drumkit.xml"))
         _ = makeFIFO("pipes/kit.json")
         assertOneLineError(try run(["kits", path("pipes/kit.json")]), status: 1, mentioning: "kit.json': cannot read: is a FIFO, not a file")
+
+        // A SoundFont.
+        let font = makeFIFO("pipes/font.sf2")
+        assertOneLineError(try run(["render", drums, "-o", path("d.wav"), "--soundfont", font, "--no-progress"]),
+                           status: 1, mentioning: "font.sf2: cannot read it: is a FIFO, not a file")
 
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = path("config")
