@@ -24,7 +24,7 @@ extension DrumKit {
     public static func load(_ kit: HydrogenKit, sampleRate: Double) throws(DrumKitError) -> DrumKit {
         precondition(sampleRate > 0, "sample rate must be positive")
         let folder = URL(fileURLWithPath: kit.folder)
-        var decoder = DrumSampleDecoder(sampleRate: Int(sampleRate.rounded()))
+        var decoder = DrumSampleDecoder(sampleRate: Int(sampleRate.rounded()), folder: kit.folder)
         let notes = HydrogenNoteMap.notes(for: kit.instruments)
         var plans: [DrumPadPlan] = []
         var problems: [DrumKitProblem] = []
@@ -46,7 +46,7 @@ extension DrumKit {
             var failures: [(layer: Int, file: String, error: String)] = []
             for (layerIndex, layer) in instrument.layers.enumerated() {
                 let path = layer.file.hasPrefix("/") ? layer.file : folder.appendingPathComponent(layer.file).path
-                switch decoder.buffer(path: path, semitones: instrument.pitch + layer.pitch) {
+                switch decoder.buffer(name: layer.file, semitones: instrument.pitch + layer.pitch) {
                 case let .success(sample): sampleOfLayer.append(sample)
                 case let .failure(error):
                     sampleOfLayer.append(nil)

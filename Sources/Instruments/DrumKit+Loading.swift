@@ -31,7 +31,7 @@ extension DrumKit {
         precondition(sampleRate > 0, "sample rate must be positive")
         let folder = URL(fileURLWithPath: manifestPath).deletingLastPathComponent()
         let rate = Int(sampleRate.rounded())
-        var decoder = DrumSampleDecoder(sampleRate: rate)
+        var decoder = DrumSampleDecoder(sampleRate: rate, folder: folder.path)
         var plans: [DrumPadPlan] = []
         var problems: [DrumKitProblem] = []
 
@@ -44,7 +44,7 @@ extension DrumKit {
                 var layerFailures: [(file: String, error: String)] = []
                 for file in layer.samples {
                     let path = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
-                    switch decoder.buffer(path: path) {
+                    switch decoder.buffer(name: file) {
                     case let .success(index): indices.append(index)
                     case let .failure(error): layerFailures.append((path, error.description))
                     }

@@ -31,6 +31,9 @@ final class DrumSampleBuffer {
         self.path = path
         let reader = try SoundFileReader(path: path)
         let fileChannels = reader.channelCount
+        guard reader.frameCount <= Int64(KitSampleFile.maximumValues / fileChannels) else {
+            throw .unsupported(path: path, reason: "holds \(reader.frameCount) frames; a kit sample may hold at most \(KitSampleFile.maximumValues / fileChannels)")
+        }
         var interleaved = try reader.readAll()
         let sourceRate = semitones == 0 ? reader.sampleRate
             : Int((Double(reader.sampleRate) * pow(2, min(48, max(-48, semitones)) / 12)).rounded())

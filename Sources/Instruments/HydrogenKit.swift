@@ -11,11 +11,16 @@ import Foundation
 /// number takes Hydrogen's default and a layer without a usable sample file
 /// is skipped, each recorded in `issues`; an instrument with no layer at all,
 /// or only Hydrogen's placeholder `emptySample.flac`, is an empty slot (kits
-/// keep such placeholders) and is left out.
+/// keep such placeholders) and is left out. Levels are checked as they are
+/// read: an instrument's `<volume>` and `<gain>` and a layer's `<gain>` must
+/// lie in 0…`maximumLevel` (+14 dB); one outside (negative, 1e308) takes the
+/// default 1 and is recorded, so no value can mute the kit or overflow the mix.
 ///
 /// - Realtime: unsafe (file I/O, allocates). Loader or control thread.
 public struct HydrogenKit: Equatable, Sendable {
     public static let fileName = "drumkit.xml"
+    /// The highest linear `<volume>` or `<gain>` read (5: +14 dB), where Hydrogen's own gain sliders stop.
+    public static let maximumLevel = 5.0
 
     /// The kit's folder.
     public var folder: String
@@ -35,6 +40,7 @@ public struct HydrogenKit: Equatable, Sendable {
     ///   XML, or is not a drum kit.
     public static func load(folder: String) throws(DrumKitError) -> HydrogenKit {
         let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName).path
+        if let why = RegularFile.problem(path) { throw .hydrogen(path: path, reason: why) }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
             throw .hydrogen(path: path, reason: reason)
@@ -85,8 +91,8 @@ private struct InstrumentReader {
     mutating func read() -> HydrogenInstrument {
         let id = Int(number("id", in: element, default: Double(index)))
         let name = element.text(of: "name").flatMap { $0.isEmpty ? nil : $0 } ?? "Instrument \(id)"
-        let volume = number("volume", in: element, default: 1)
-        let gain = number("gain", in: element, default: 1)
+        let volume = level("volume", in: element)
+        let gain = level("gain", in: element)
         let pan: Double
         if element.child("pan") != nil {
             pan = min(1, max(-1, number("pan", in: element, default: 0)))
@@ -116,7 +122,7 @@ private struct InstrumentReader {
             }
             layers.append(HydrogenLayer(file: file, minimum: number("min", in: layer, default: 0),
                                         maximum: number("max", in: layer, default: 1),
-                                        gain: number("gain", in: layer, default: 1), pitch: number("pitch", in: layer, default: 0)))
+                                        gain: level("gain", in: layer), pitch: number("pitch", in: layer, default: 0)))
         }
         // Hydrogen's placeholder for an empty slot (old kits ship it as a file of silence, or not at all).
         layers.removeAll { URL(fileURLWithPath: $0.file).lastPathComponent.lowercased().hasPrefix("emptysample") }
@@ -135,6 +141,15 @@ private struct InstrumentReader {
         let shown = fallback == fallback.rounded() ? String(Int(fallback)) : String(fallback)
         issue(child.line, "<\(name)> '\(child.text)' is not a number", "used \(shown)")
         return fallback
+    }
+
+    /// The linear level in child `name` of `parent`: 1 when absent, and when
+    /// not a number or outside 0…`HydrogenKit.maximumLevel` (recorded as an issue).
+    mutating func level(_ name: String, in parent: HydrogenXMLElement) -> Double {
+        let value = number(name, in: parent, default: 1)
+        guard value < 0 || value > HydrogenKit.maximumLevel, let child = parent.child(name) else { return value }
+        issue(child.line, "<\(name)> '\(child.text)' is outside 0…\(Int(HydrogenKit.maximumLevel))", "used 1")
+        return 1
     }
 
     mutating func issue(_ line: Int, _ reason: String, _ action: String) {

@@ -2,6 +2,8 @@
 /// what those files hold: nested elements with text, attributes (read and
 /// ignored), comments, the `<?xml …?>` declaration, CDATA, and the five named
 /// entities and numeric character references. No DTDs, no namespaces.
+/// Elements nest at most `maximumDepth` deep (Hydrogen's own go 5 deep): a
+/// deeper document is refused, so a hostile file cannot exhaust the stack.
 ///
 /// - Realtime: unsafe (allocates). Loader or control thread.
 public struct HydrogenXMLElement: Equatable, Sendable {
@@ -11,6 +13,9 @@ public struct HydrogenXMLElement: Equatable, Sendable {
     public var children: [HydrogenXMLElement]
     /// The line the element starts on (1-based), for error messages.
     public var line: Int
+
+    /// The deepest nesting `parse` reads; the root element is depth 1.
+    public static let maximumDepth = 64
 
     /// The first child named `name`.
     public func child(_ name: String) -> HydrogenXMLElement? { children.first { $0.name == name } }
@@ -48,7 +53,7 @@ private struct HydrogenXMLReader {
             guard bytes[position] == UInt8(ascii: "<") else { throw fail("text outside the root element") }
             if try skipMarkup() { continue }
             guard root == nil else { throw fail("a second root element") }
-            root = try element()
+            root = try element(depth: 1)
         }
         guard let root else { throw fail("no root element") }
         return root
@@ -62,9 +67,12 @@ private struct HydrogenXMLReader {
         return false
     }
 
-    /// Reads an element from its `<`.
-    mutating func element() throws(HydrogenXMLError) -> HydrogenXMLElement {
+    /// Reads an element from its `<`, `depth` levels down from the document (the root is 1).
+    mutating func element(depth: Int) throws(HydrogenXMLError) -> HydrogenXMLElement {
         let startLine = line
+        guard depth <= HydrogenXMLElement.maximumDepth else {
+            throw fail("elements nest more than \(HydrogenXMLElement.maximumDepth) deep")
+        }
         position += 1
         let name = readName()
         guard !name.isEmpty else { throw fail("an element without a name") }
@@ -108,7 +116,7 @@ private struct HydrogenXMLReader {
                     continue
                 }
                 if try skipMarkup() { continue }
-                result.children.append(try element())
+                result.children.append(try element(depth: depth + 1))
             } else if byte == UInt8(ascii: "&") {
                 text += try entity()
             } else {

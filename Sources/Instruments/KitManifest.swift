@@ -34,6 +34,7 @@ public struct KitManifest: Equatable, Sendable {
 
     /// Reads and checks the manifest at `path`.
     public static func load(path: String) throws(KitManifestError) -> KitManifest {
+        if let why = RegularFile.problem(path), !why.hasPrefix("is a directory") { throw .cannotRead(path: path, reason: why) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

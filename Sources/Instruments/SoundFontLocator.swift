@@ -67,18 +67,28 @@ public struct SoundFontLocator: Sendable {
             guard Self.fileExists(explicitPath) else {
                 throw SamplerError.soundFontNotFound(path: explicitPath, origin: "--soundfont")
             }
+            try Self.refuseUnlessReadable(explicitPath)
             return Location(path: explicitPath, origin: .commandLine)
         }
         if let fromEnvironment = environment[Self.environmentVariable], !fromEnvironment.isEmpty {
             guard Self.fileExists(fromEnvironment) else {
                 throw SamplerError.soundFontNotFound(path: fromEnvironment, origin: "$\(Self.environmentVariable)")
             }
+            try Self.refuseUnlessReadable(fromEnvironment)
             return Location(path: fromEnvironment, origin: .environment)
         }
         for path in standardPaths where Self.fileExists(path) {
             return Location(path: path, origin: .standardPath)
         }
         throw SamplerError.noSoundFontInstalled(searched: standardPaths)
+    }
+
+    /// Throws for a FIFO, device or socket, which FluidSynth would wait on
+    /// forever; a directory is left for loading to name.
+    static func refuseUnlessReadable(_ path: String) throws(SamplerError) {
+        if let why = RegularFile.problem(path), !why.hasPrefix("is a directory") {
+            throw .soundFontUnreadable(path: path, reason: why)
+        }
     }
 
     /// True for anything but a missing path or a dangling symbolic link

@@ -50,8 +50,10 @@ public struct SoundFontPresetTables {
     public let listOffset: Int
     /// The size of the file up to the end of the `pdta` list.
     public let listEnd: Int
+    /// The size in bytes of the sample data (`sdta`'s `smpl` chunk), nil when the list has none.
+    public let sampleDataBytes: Int?
     /// Each table's bytes, terminal record included, in `Table` order.
-    private let tables: [[UInt8]]
+    let tables: [[UInt8]]
 
     /// Reads the tables of `path`, checking the layout FluidSynth requires
     /// (RIFF sfbk holding INFO, sdta and pdta lists, in that order) and that
@@ -59,7 +61,7 @@ public struct SoundFontPresetTables {
     /// - Throws: `Unsupported` with the reason.
     /// - Realtime: unsafe (file I/O, allocates). Control or loader thread.
     public init(path: String) throws(Unsupported) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw Unsupported(reason: "cannot open it: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         func read(_ count: Int, at offset: Int) throws(Unsupported) -> [UInt8] {
@@ -85,6 +87,12 @@ public struct SoundFontPresetTables {
             guard size >= 4, offset + 8 + size <= riffEnd else { throw Unsupported(reason: "the \(expected) list overruns the file") }
             found[expected] = (offset, size)
             offset += 8 + size + (size & 1)
+        }
+        let sdta = found["sdta"]!
+        if sdta.size >= 12, let smpl = try? read(8, at: sdta.offset + 12), smpl[0..<4].elementsEqual("smpl".utf8) {
+            sampleDataBytes = Int(Self.uint32(smpl, 4))
+        } else {
+            sampleDataBytes = nil
         }
         let pdta = found["pdta"]!
         listOffset = pdta.offset
@@ -207,10 +215,10 @@ public struct SoundFontPresetTables {
 
     // MARK: Reading
 
-    private func count(_ table: Table) -> Int { tables[table.rawValue].count / table.recordSize }
+    func count(_ table: Table) -> Int { tables[table.rawValue].count / table.recordSize }
 
     /// The little-endian 16-bit field at `offset` of record `record` of `table`.
-    private func field(_ table: Table, _ record: Int, _ offset: Int) -> UInt16 {
+    func field(_ table: Table, _ record: Int, _ offset: Int) -> UInt16 {
         let base = record * table.recordSize + offset
         return UInt16(tables[table.rawValue][base]) | UInt16(tables[table.rawValue][base + 1]) << 8
     }
@@ -261,7 +269,7 @@ public struct SoundFontPresetTables {
 
     // MARK: Writing
 
-    private static func uint32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    static func uint32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
 

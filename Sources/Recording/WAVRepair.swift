@@ -21,13 +21,33 @@ public enum WAVRepair {
         public var isRF64: Bool
         /// Whether the header was already right and the file was left as it was.
         public var wasLeftAlone = false
+        /// Bytes after the data the header declares that repair would take
+        /// as audio: 0 for a complete file.
+        public var unclaimedBytes = 0
     }
 
     /// Repairs `path` in place.
     /// - Thread: writer, control
     /// - Realtime: unsafe (file I/O, allocates)
     public static func repair(path: String) throws(RecordingError) -> Result {
-        let fd = open(path, O_RDWR)
+        try examine(path: path, repairing: true)
+    }
+
+    /// What `repair` would do to `path`, without writing: a `Result` whose
+    /// `unclaimedBytes` are the audio its header leaves out (a take cut short
+    /// by a crash), for a reader to warn about.
+    /// - Thread: control
+    /// - Realtime: unsafe (file I/O, allocates)
+    public static func inspect(path: String) throws(RecordingError) -> Result {
+        try examine(path: path, repairing: false)
+    }
+
+    /// Reads the header, checks every field against the file, and (when
+    /// `repairing`) writes the fixed one; no byte is written before all checks pass.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O, allocates)
+    private static func examine(path: String, repairing: Bool) throws(RecordingError) -> Result {
+        let fd = open(path, (repairing ? O_RDWR : O_RDONLY) | O_NONBLOCK)
         guard fd >= 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
@@ -51,26 +71,30 @@ public enum WAVRepair {
         }
         var isRF64 = riff == "RF64"
         var offset = 12
-        var blockAlign = 0, channels = 0, rate = 0
+        var format: Format?
         var ds64Offset: Int?, junkOffset: Int?, factOffset: Int?
         var ds64Size = 0
         var dataOffset: Int?
         var declaredDataSize = 0
-        var ds64DataSize = 0
+        var ds64DataSize: UInt64 = 0
         while let header = read(8, offset) {
             let id = String(decoding: header[0..<4], as: UTF8.self)
             let size = Int(le32(header, 4))
             let body = offset + 8
             switch id {
             case "fmt ":
-                guard let fmt = read(16, body) else { throw .notRepairable(path: path, reason: "its fmt chunk is cut short") }
-                channels = Int(le16(fmt, 2))
-                rate = Int(le32(fmt, 4))
-                blockAlign = Int(le16(fmt, 12))
+                guard let fmt = read(min(size, 40), body), size >= 16 else {
+                    throw .notRepairable(path: path, reason: "its fmt chunk is cut short (\(size) bytes declared, 16 needed)")
+                }
+                format = try Format(fmt, path: path)
             case "ds64":
+                // The RIFF, data and sample-count sizes: 24 bytes, written back in place, so no fewer.
+                guard size >= 24, let ds = read(24, body) else {
+                    throw .notRepairable(path: path, reason: "its ds64 chunk holds \(size) bytes, fewer than the 24 of its sizes")
+                }
                 ds64Offset = body
                 ds64Size = size
-                if let ds = read(16, body) { ds64DataSize = Int(le64(ds, 8)) }
+                ds64DataSize = le64(ds, 8)
             // libsndfile keeps 24 bytes: the ds64 sizes without the table count.
             case "JUNK" where size >= 24 && junkOffset == nil && offset == 12:
                 junkOffset = offset
@@ -86,15 +110,23 @@ public enum WAVRepair {
             offset = body + size + (size & 1)
         }
         guard let dataOffset else { throw .notRepairable(path: path, reason: "no data chunk (not an audio WAV, or cut inside its header)") }
-        guard blockAlign > 0, channels > 0 else { throw .notRepairable(path: path, reason: "no usable fmt chunk before the data") }
+        guard let format else { throw .notRepairable(path: path, reason: "no fmt chunk before the data") }
+        let blockAlign = format.blockAlign, channels = format.channels, rate = format.sampleRate
+        if let ds64Offset, ds64Offset + 24 > dataOffset - 8 {
+            throw .notRepairable(path: path, reason: "its ds64 chunk runs into the data chunk")
+        }
         let declaredSizeIsPlaceholder = declaredDataSize == 0 || declaredDataSize == 0xFFFF_FFFF
-        if isRF64 && declaredDataSize == 0xFFFF_FFFF { declaredDataSize = ds64DataSize }
+        if isRF64 && declaredDataSize == 0xFFFF_FFFF {
+            // A ds64 size past the file's end is not believed (nor used as a number that could overflow).
+            declaredDataSize = ds64DataSize <= UInt64(fileSize) ? Int(ds64DataSize) : -1
+        }
+        let framesBefore = declaredDataSize >= 0 ? declaredDataSize / blockAlign : Int(clamping: ds64DataSize / UInt64(blockAlign))
         // A complete file: whole frames, and the chunks after the data (LIST,
         // id3…) tile the rest of the file exactly. Those bytes are metadata,
         // not audio the header forgot: leave the file as it is. (A header that
         // only lags behind the data, as after a crash, is followed by audio,
         // which does not read as a chain of chunks ending at the file's end.)
-        if !declaredSizeIsPlaceholder || (isRF64 && declaredDataSize > 0), declaredDataSize % blockAlign == 0,
+        if !declaredSizeIsPlaceholder || (isRF64 && declaredDataSize > 0), declaredDataSize >= 0, declaredDataSize % blockAlign == 0,
            chunksTile(from: dataOffset + declaredDataSize + (declaredDataSize & 1), to: fileSize, read: read) {
             let frames = declaredDataSize / blockAlign
             return Result(framesBefore: frames, framesAfter: frames, bytesCut: 0, channelCount: channels,
@@ -107,26 +139,39 @@ public enum WAVRepair {
         // A pad byte past odd data is not a partial frame.
         let cut = max(0, present - whole - pad)
         let newSize = dataOffset + whole + pad
+        guard repairing else {
+            return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut, channelCount: channels,
+                          sampleRate: rate, isRF64: isRF64, unclaimedBytes: max(0, present - max(0, declaredDataSize)))
+        }
+        // Every check, and the RF64 header a promotion needs, before the first byte is written.
+        let riffSize = newSize - 8
+        var promotion: [UInt8]?
+        if riffSize > 0xFFFF_FFFF && !isRF64 {
+            guard let junkOffset else {
+                throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
+            }
+            promotion = try rf64Header(path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read)
+            ds64Offset = junkOffset + 8
+            ds64Size = 28
+            factOffset = nil
+        }
+        if isRF64 && ds64Offset == nil {
+            throw .notRepairable(path: path, reason: "it is RF64 but has no ds64 chunk before the data")
+        }
         if newSize != fileSize {
             guard ftruncate(fd, off_t(newSize)) == 0 else {
                 throw .notRepairable(path: path, reason: "cannot cut the partial frame: \(String(cString: strerror(errno)))")
             }
         }
-        let riffSize = newSize - 8
-        let needs64 = riffSize > 0xFFFF_FFFF
-        if needs64 && !isRF64 {
-            guard let junkOffset else {
-                throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
-            }
-            try promoteToRF64(fd: fd, path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read, write: write)
-            ds64Offset = junkOffset + 8
-            ds64Size = 28
-            factOffset = nil
+        if let promotion {
+            try write(Array("RF64".utf8), 0)
+            try write(promotion, 12)
             isRF64 = true
         }
         if isRF64, let ds64Offset {
             let sizes = le64Bytes(UInt64(riffSize)) + le64Bytes(UInt64(whole)) + le64Bytes(UInt64(frames))
-            try write(ds64Size >= 28 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
+            // The table count only where the chunk has room for it (it was checked to hold the 24 bytes of sizes).
+            try write(ds64Size >= 28 && ds64Offset + 28 <= dataOffset - 8 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
             try write(le32Bytes(0xFFFF_FFFF), 4)
             try write(le32Bytes(0xFFFF_FFFF), dataOffset - 4)
         } else {
@@ -135,8 +180,43 @@ public enum WAVRepair {
         }
         if let factOffset { try write(le32Bytes(UInt32(truncatingIfNeeded: frames)), factOffset) }
         _ = fsync(fd)
-        return Result(framesBefore: declaredDataSize / blockAlign, framesAfter: frames, bytesCut: cut,
+        return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut,
                       channelCount: channels, sampleRate: rate, isRF64: isRF64)
+    }
+
+    /// The fmt chunk's fields repair relies on, checked against each other:
+    /// PCM, float, A-law or μ-law samples (plain or WAVE_FORMAT_EXTENSIBLE), 1…`maximumChannels`
+    /// channels of 8…64 bits, and a block align of exactly one frame. A header
+    /// that contradicts itself is refused: cutting "partial frames" by a
+    /// wrong block align would destroy audio.
+    struct Format {
+        static let maximumChannels = 1024
+        var channels: Int
+        var sampleRate: Int
+        var blockAlign: Int
+
+        /// - Parameter fmt: the chunk's body, 16 bytes or more.
+        init(_ fmt: [UInt8], path: String) throws(RecordingError) {
+            var tag = WAVRepair.le16(fmt, 0)
+            if tag == 0xFFFE && fmt.count >= 26 { tag = WAVRepair.le16(fmt, 24) }
+            channels = Int(WAVRepair.le16(fmt, 2))
+            sampleRate = Int(WAVRepair.le32(fmt, 4))
+            blockAlign = Int(WAVRepair.le16(fmt, 12))
+            let bits = Int(WAVRepair.le16(fmt, 14))
+            // PCM, float, A-law, μ-law: every frame the same size, so the file's size gives the frames.
+            guard [1, 3, 6, 7].contains(tag) else {
+                throw .notRepairable(path: path, reason: "its samples are not PCM, float, A-law or μ-law (format tag \(tag)); repair handles those only")
+            }
+            guard (1...Self.maximumChannels).contains(channels) else {
+                throw .notRepairable(path: path, reason: "its fmt chunk claims \(channels) channels (1…\(Self.maximumChannels) repaired)")
+            }
+            guard (8...64).contains(bits) else { throw .notRepairable(path: path, reason: "its fmt chunk claims \(bits)-bit samples (8…64 repaired)") }
+            guard sampleRate > 0 else { throw .notRepairable(path: path, reason: "its fmt chunk claims a sample rate of 0") }
+            let frameBytes = channels * ((bits + 7) / 8)
+            guard blockAlign == frameBytes else {
+                throw .notRepairable(path: path, reason: "its fmt chunk contradicts itself: block align \(blockAlign) for \(channels) channel\(channels == 1 ? "" : "s") of \(bits) bits (\(frameBytes) expected)")
+            }
+        }
     }
 
     /// Whether `start…end` is a chain of RIFF chunks (four printable ASCII
@@ -155,14 +235,15 @@ public enum WAVRepair {
         return offset == end
     }
 
-        /// Rewrites the header between `RIFF…WAVE` and the data chunk as RF64's:
-    /// a 28-byte ds64 first (libsndfile reads no shorter one), the other
-    /// chunks but JUNK and fact (a frame count RF64 keeps in ds64), and a JUNK
-    /// filler so the data does not move.
+    /// The header between `RIFF…WAVE` and the data chunk as RF64's, to write
+    /// at byte 12 (with "RF64" at 0): a 28-byte ds64 first (libsndfile reads
+    /// no shorter one), the other chunks but JUNK and fact (a frame count RF64
+    /// keeps in ds64), and a JUNK filler so the data does not move.
+    /// - Throws: when the header has no room for the ds64 chunk.
     /// - Thread: writer, control
     /// - Realtime: unsafe (file I/O, allocates)
-    private static func promoteToRF64(fd: Int32, path: String, junkOffset: Int, dataChunkOffset: Int,
-                                      read: (Int, Int) -> [UInt8]?, write: ([UInt8], Int) throws(RecordingError) -> Void) throws(RecordingError) {
+    private static func rf64Header(path: String, junkOffset: Int, dataChunkOffset: Int,
+                                   read: (Int, Int) -> [UInt8]?) throws(RecordingError) -> [UInt8] {
         guard let region = read(dataChunkOffset - 12, 12) else { throw .notRepairable(path: path, reason: "cannot read its header") }
         var kept: [UInt8] = []
         var i = 0
@@ -179,8 +260,7 @@ public enum WAVRepair {
             throw .notRepairable(path: path, reason: "its data passes 4 GiB and its header has no room for an RF64 ds64 chunk")
         }
         if filler >= 8 { header += Array("JUNK".utf8) + le32Bytes(UInt32(filler - 8)) + [UInt8](repeating: 0, count: filler - 8) }
-        try write(Array("RF64".utf8), 0)
-        try write(header, 12)
+        return header
     }
 
     /// The little-endian 16-bit value at `b[i]`.

@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Writes one line to standard error: the commands' one-line errors and warnings.
+/// Writes one line to standard error: the commands' one-line errors and
+/// warnings. Control characters (a file's or a packet's) are escaped, so the
+/// line stays one line and cannot drive the terminal.
 public func printError(_ line: String) {
-    writeUnchecked(line + "\n", to: STDERR_FILENO)
+    writeUnchecked(TerminalText.escaped(line) + "\n", to: STDERR_FILENO)
 }
 
 /// Writes `text` to the descriptor, all of it unless the descriptor refuses:
@@ -29,4 +31,11 @@ public func writeUnchecked(_ text: String, to descriptor: Int32) {
 public func formatSeconds(_ s: Double) -> String {
     let tenths = (s * 10).rounded() / 10
     return String(tenths)
+}
+
+/// Writes `text` to standard output with control characters escaped
+/// (newlines kept): for output that quotes what files hold (kit, pad and
+/// preset names), which must not drive the terminal.
+public func printEscaped(_ text: String) {
+    print(TerminalText.escaped(text, keepingNewlines: true))
 }

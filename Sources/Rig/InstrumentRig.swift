@@ -159,6 +159,7 @@ public final class InstrumentRig {
         scheduler = MIDIScheduler(ports: ports, filePlayer: player, watchdogSeconds: options.watchdogSeconds)
         do {
             soundFont = try SoundFontLocator().locate(explicitPath: options.soundFont)
+            soundFontSilence = SoundFontSilence.check(path: soundFont.path)
             let instrument = try SamplerInstrument.resolve(instrument: options.instrument, program: options.program, bank: options.bank)
             let configuration = SamplerConfiguration(soundFontPath: soundFont.path, instrument: instrument,
                                                      polyphony: options.polyphony ?? SamplerConfiguration.defaultPolyphony)
@@ -197,8 +198,31 @@ public final class InstrumentRig {
                                     limiterLookaheadMilliseconds: limiterLookaheadMilliseconds, sendSource: sampler)
     }
 
-    /// One line per kit problem (a pad skipped, a layer missing), for the user.
-    public var warnings: [String] { kit?.problems.map(\.description) ?? [] }
+    /// What of the SoundFont would play as silence (bad sample headers, presets with no sound).
+    public let soundFontSilence: SoundFontSilence
+
+    /// One line per kit problem (a pad skipped, a layer missing), and one for
+    /// a SoundFont whose samples or presets would be silent, for the user.
+    public var warnings: [String] {
+        (kit?.problems.map(\.description) ?? []) + (soundFontSilence.isEmpty ? [] : [Self.describe(soundFontSilence)])
+    }
+
+    /// One line naming the font, what is wrong and what stays silent (the first few of each).
+    public static func describe(_ silence: SoundFontSilence) -> String {
+        func some(_ items: [String]) -> String {
+            items.prefix(4).joined(separator: ", ") + (items.count > 4 ? " and \(items.count - 4) more" : "")
+        }
+        var parts: [String] = []
+        if let problem = silence.fontProblem { parts.append(problem) }
+        if !silence.samples.isEmpty {
+            parts.append("\(silence.samples.count) sample header\(silence.samples.count == 1 ? "" : "s") FluidSynth plays as silence ("
+                         + some(silence.samples.map { "\($0.name): \($0.reason)" }) + ")")
+        }
+        if !silence.silentPresets.isEmpty {
+            parts.append("preset\(silence.silentPresets.count == 1 ? "" : "s") that play nothing: \(some(silence.silentPresets))")
+        }
+        return "SoundFont '\(silence.path)': " + parts.joined(separator: "; ") + "; those notes will be silent"
+    }
 
     /// What plays, for the first line of output; the sampler's part says
     /// what is in memory (`memorySummary`).

@@ -111,7 +111,14 @@ public final class LiveOSCControl {
     /// Lines describing what OSC did since the last call (headless output).
     public func takeActionLines() -> [String] { actionLog.takeLines() }
 
+    /// The longest action line kept, in characters: a packet's strings can be
+    /// any length. With "busker live: OSC: " a headless line stays within 200.
+    public static let actionLineLimit = 180
+
+    /// Logs `line` escaped (a packet's strings may hold control characters)
+    /// and cut to `actionLineLimit`.
     private func record(_ line: String, address: String? = nil) {
-        actionLog.record(line, source: address)
+        actionLog.record(TerminalText.shortened(TerminalText.escaped(line), to: Self.actionLineLimit),
+                         source: address.map { TerminalText.shortened($0, to: Self.actionLineLimit) })
     }
 }

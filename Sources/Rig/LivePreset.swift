@@ -52,8 +52,10 @@ public struct LivePreset: Sendable, Equatable {
             let number = index + 1
             let line = Self.withoutComment(String(raw)).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
+            // Lines and values are quoted escaped and cut: a file can hold anything.
+            let quoted = TerminalText.shown(line)
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { throw PresetLineError(line: number, message: "\(line) needs a closing ]") }
+                guard line.hasSuffix("]") else { throw PresetLineError(line: number, message: "\(quoted) needs a closing ]") }
                 let words = line.dropFirst().dropLast().split(separator: " ").map { $0.lowercased() }
                 let section: Section
                 switch (words.first, words.count) {
@@ -63,15 +65,15 @@ public struct LivePreset: Sendable, Equatable {
                     midi = midi ?? []
                 case ("strip", 2):
                     guard let n = Int(words[1]), (1...LiveSettings.maximumStripCount).contains(n) else {
-                        throw PresetLineError(line: number, message: "\(line): strips are numbered 1…\(LiveSettings.maximumStripCount)")
+                        throw PresetLineError(line: number, message: "\(quoted): strips are numbered 1…\(LiveSettings.maximumStripCount)")
                     }
                     section = .strip(n)
                     strips[n] = StripSettings()
                 default:
-                    throw PresetLineError(line: number, message: "unknown section \(line) (sections: \(Self.sectionNames))")
+                    throw PresetLineError(line: number, message: "unknown section \(quoted) (sections: \(Self.sectionNames))")
                 }
                 if let first = sectionLines[section] {
-                    throw PresetLineError(line: number, message: "\(line) appears twice (first on line \(first))")
+                    throw PresetLineError(line: number, message: "\(quoted) appears twice (first on line \(first))")
                 }
                 sectionLines[section] = number
                 keysSeen = [:]
@@ -79,19 +81,19 @@ public struct LivePreset: Sendable, Equatable {
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
-                throw PresetLineError(line: number, message: "'\(line)' is not key = value, a [section] or a # comment")
+                throw PresetLineError(line: number, message: "'\(quoted)' is not key = value, a [section] or a # comment")
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             let entry = PresetEntry(key, value, line: number)
-            guard !key.isEmpty else { throw entry.problem("'\(line)' has no key before =") }
-            guard let current else { throw entry.problem("\(entry) comes before any section (\(Self.sectionNames))") }
+            guard !key.isEmpty else { throw entry.problem("'\(quoted)' has no key before =") }
+            guard let current else { throw entry.problem("\(entry.quoted) comes before any section (\(Self.sectionNames))") }
             if case .midi = current {
                 midi?.append(entry)
                 continue
             }
             let name = key.lowercased()
-            if let first = keysSeen[name] { throw entry.problem("\(name) is given twice in this section (first on line \(first))") }
+            if let first = keysSeen[name] { throw entry.problem("\(TerminalText.shown(name)) is given twice in this section (first on line \(first))") }
             keysSeen[name] = number
             switch current {
             case .bus:
@@ -136,9 +138,9 @@ public struct LivePreset: Sendable, Equatable {
     private static func read<Settings>(_ entry: PresetEntry, name: String, into settings: inout Settings,
                                        keys: [PresetKey<Settings>], section: String) throws(PresetLineError) {
         guard let key = keys.first(where: { $0.name == name }) else {
-            throw entry.problem("unknown key '\(entry.key)' in \(section) (keys: \(keys.map(\.name).joined(separator: ", ")))")
+            throw entry.problem("unknown key '\(TerminalText.shown(entry.key))' in \(section) (keys: \(keys.map(\.name).joined(separator: ", ")))")
         }
-        if let problem = key.read(&settings, entry.value) { throw entry.problem("\(name) = \(entry.value) \(problem)") }
+        if let problem = key.read(&settings, entry.value) { throw entry.problem("\(TerminalText.shown(name)) = \(TerminalText.shown(entry.value)) \(problem)") }
     }
 
     /// The line up to a `#` at its start or after a space or tab.

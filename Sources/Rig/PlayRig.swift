@@ -152,7 +152,7 @@ public final class PlayRig {
             }
         }
         player?.play()
-        print("busker play: \(runner.driver.summary); \(rig.summary)")
+        printEscaped("busker play: \(runner.driver.summary); \(rig.summary)")
         for notice in sources.notices { print("busker play: \(notice)") }
         if sources.jack != nil, let jack = runner.driver as? JACKDriver {
             print("busker play: MIDI in on \(jack.clientName):\(JACKMIDIInput.portName) (patch a source to it: jack_connect SOURCE \(jack.clientName):\(JACKMIDIInput.portName))")

@@ -17,6 +17,9 @@ public struct PresetEntry: Sendable, Equatable, CustomStringConvertible {
     /// `key = value`, as the file spells it.
     public var description: String { "\(key) = \(value)" }
 
+    /// `key = value` as a message quotes it: escaped, each side cut to `TerminalText.valueLimit` characters.
+    public var quoted: String { "\(TerminalText.shown(key)) = \(TerminalText.shown(value))" }
+
     /// An error about this entry's line: "bass = 40 is outside −12…12 dB".
     public func problem(_ message: String) -> PresetLineError { PresetLineError(line: line, message: message) }
 }

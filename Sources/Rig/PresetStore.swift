@@ -12,7 +12,8 @@ public struct PresetStore: Sendable {
     private let home: String?
 
     public static let fileExtension = "preset"
-    /// A preset is a page of text; anything far bigger is not one.
+    /// A preset is a page of text; anything far bigger is not one (1 MiB,
+    /// stated in docs/presets.md and in the refusal).
     public static let maximumFileBytes = 1 << 20
 
     /// - Parameter environment: where `XDG_CONFIG_HOME` and `HOME` come from
@@ -61,15 +62,19 @@ public struct PresetStore: Sendable {
         try Self.check(name: name)
         let path = path(of: name)
         let data: [UInt8]
-        switch Self.read(path, limit: Self.maximumFileBytes + 1) {
+        switch Self.read(path, limit: Self.maximumFileBytes) {
         case .success(let bytes): data = bytes
-        case .failure(let failure):
-            let code = failure.code
+        case .failure(.system(let code)):
             throw PresetError(path: shown(path), message: code == ENOENT ? "no such preset (saved presets: \(listing()))"
                                                                          : "cannot be read: \(String(cString: strerror(code)))")
+        case .failure(.notAFile(let kind)):
+            throw PresetError(path: shown(path), message: "is \(kind), not a file: not a preset")
+        case .failure(.tooLarge):
+            throw PresetError(path: shown(path), message: "is over \(Self.maximumFileBytes >> 20) MiB, the most a preset may hold: not a preset")
         }
-        if data.count > Self.maximumFileBytes { throw PresetError(path: shown(path), message: "is over 1 MB: not a preset") }
-        guard let text = String(validating: data, as: UTF8.self), !data.contains(0) else {
+        // A byte-order mark, as some editors write, is not part of the text.
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(data.dropFirst(3)) : data
+        guard let text = String(validating: body, as: UTF8.self), !body.contains(0) else {
             throw PresetError(path: shown(path), message: "is not text (UTF-8): not a preset")
         }
         do {
@@ -150,21 +155,34 @@ public struct PresetStore: Sendable {
         return nil
     }
 
-    /// Up to `limit` bytes of the file at `path`, or the errno that stopped it.
+    /// The file at `path`, at most `limit` bytes, or why not. It is opened
+    /// without blocking and its type checked before a byte is read: a FIFO or
+    /// a device named NAME.preset is refused, not waited on.
     private static func read(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ReadFailure(code: errno)) }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.system(errno)) }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(.system(errno)) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO: return .failure(.notAFile("a FIFO"))
+        case S_IFDIR: return .failure(.system(EISDIR))
+        case S_IFCHR, S_IFBLK: return .failure(.notAFile("a device"))
+        default: return .failure(.notAFile("a socket"))
+        }
+        guard st.st_size <= limit else { return .failure(.tooLarge) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < limit {
+        while bytes.count <= limit {
             let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(ReadFailure(code: errno)) }
+            if n < 0 { return .failure(.system(errno)) }
             if n == 0 { break }
             bytes += chunk[..<n]
         }
-        return .success(bytes)
+        // A file that grew while it was read.
+        return bytes.count > limit ? .failure(.tooLarge) : .success(bytes)
     }
 
     private static func reason(_ error: Error) -> String {
@@ -177,7 +195,12 @@ public struct PresetStore: Sendable {
     }
 }
 
-/// The errno that stopped reading a preset, for `Result`.
-private struct ReadFailure: Error {
-    let code: Int32
+/// Why a preset file could not be read, for `Result`.
+private enum ReadFailure: Error {
+    /// The errno of the call that failed.
+    case system(Int32)
+    /// A FIFO, device or socket ("a FIFO").
+    case notAFile(String)
+    /// Over `PresetStore.maximumFileBytes`.
+    case tooLarge
 }

@@ -152,6 +152,7 @@ public enum RecordRig {
             throw CommandLineError.runtime(error.description)
         }
         let path = try request.resolvePath()
+        if let warning = InputFileWarning.unclaimedAudio(path: inputPath) { printError("busker record: warning: \(warning)") }
         let engineRate = rate ?? reader.sampleRate
         var limit = engineRate == reader.sampleRate ? Int(reader.frameCount)
             : Int((Double(reader.frameCount) * Double(engineRate) / Double(reader.sampleRate)).rounded())

@@ -22,7 +22,7 @@ extension LiveSession {
         if changes.toggleMic { toggleMic() }
         if changes.settingsChanged { apply(s) }
         if headless {
-            for line in midi.takeActionLines() { print("busker live: MIDI: \(line)") }
+            for line in midi.takeActionLines() { printEscaped("busker live: MIDI: \(line)") }
         }
     }
 

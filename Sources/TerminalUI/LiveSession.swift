@@ -289,7 +289,7 @@ public final class LiveSession {
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line)
-        status.message = message
+        status.message = message.map { TerminalText.escaped($0) }
         status.midi = remoteControlLine
         status.clockCorrection = driver.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS

@@ -32,11 +32,13 @@ enum InstrumentsCommand {
             if case .soundFontNotFound(let path, _) = error { throw CommandLineError.runtime("SoundFont \(path): no such file") }
             throw CommandLineError.runtime(error.description)
         }
-        print("\(location): \(presets.presets.count) presets")
-        print("bank  program  name")
+        printEscaped("\(location): \(presets.presets.count) presets")
+        printEscaped("bank  program  name")
         for preset in presets.presets {
-            print("\(pad(preset.bank, 4))  \(pad(preset.program, 7))  \(preset.name)")
+            printEscaped("\(pad(preset.bank, 4))  \(pad(preset.program, 7))  \(preset.name)")
         }
+        let silence = SoundFontSilence.check(path: location.path)
+        if !silence.isEmpty { printError("busker instruments: warning: \(InstrumentRig.describe(silence))") }
     }
 
     private static func pad(_ number: Int, _ width: Int) -> String {

@@ -27,7 +27,7 @@ enum KitsCommand {
         let catalog = DrumKitCatalog()
         if args.has("names") {
             guard args.positionals.isEmpty else { throw CommandLineError.usage("--names lists every kit: no NAME with it") }
-            for kit in catalog.installed() { print(kit.name) }
+            for kit in catalog.installed() { printEscaped(kit.name) }
             return
         }
         if let name = args.positionals.first {
@@ -38,7 +38,7 @@ enum KitsCommand {
         }
         let kits = catalog.installed()
         guard !kits.isEmpty else {
-            print("no drum kits installed (apt install hydrogen-drumkits adds Hydrogen's)")
+            printEscaped("no drum kits installed (apt install hydrogen-drumkits adds Hydrogen's)")
             return
         }
         var origin: InstalledDrumKit.Origin?
@@ -46,14 +46,14 @@ enum KitsCommand {
             if kit.origin != origin {
                 origin = kit.origin
                 let folder = kit.origin == .busker ? "" : " (\(URL(fileURLWithPath: kit.reference.path).deletingLastPathComponent().path))"
-                print("\(kit.origin.rawValue) kits\(folder):")
+                printEscaped("\(kit.origin.rawValue) kits\(folder):")
             }
             guard let pads = try? pads(of: kit.reference) else {
-                print("  \(kit.name): unreadable (busker kits '\(kit.name)' says why)")
+                printEscaped("  \(kit.name): unreadable (busker kits '\(kit.name)' says why)")
                 continue
             }
-            print("  \(kit.name): \(pads.count) pads")
-            print(wrap(pads.map { "\($0.notes.map(String.init).joined(separator: "+")) \($0.name)" }, indent: "    "))
+            printEscaped("  \(kit.name): \(pads.count) pads")
+            printEscaped(wrap(pads.map { "\($0.notes.map(String.init).joined(separator: "+")) \($0.name)" }, indent: "    "))
         }
     }
 
@@ -88,17 +88,17 @@ enum KitsCommand {
         let pads: [PadLine]
         do { pads = try Self.pads(of: reference) } catch { throw CommandLineError.runtime(error.description) }
         if case let .hydrogen(folder) = reference, let kit = try? HydrogenKit.load(folder: folder) {
-            print("\(kit.name) (Hydrogen kit, \(folder))")
-            if let author = kit.author, !author.isEmpty { print("by \(author)" + (kit.license.map { "; licence: \($0)" } ?? "")) }
-            print(HydrogenNoteMap.followsNames(kit.instruments)
+            printEscaped("\(kit.name) (Hydrogen kit, \(folder))")
+            if let author = kit.author, !author.isEmpty { printEscaped("by \(author)" + (kit.license.map { "; licence: \($0)" } ?? "")) }
+            printEscaped(HydrogenNoteMap.followsNames(kit.instruments)
                   ? "notes: General MIDI, chosen by the instruments' names" : "notes: the kit's order, 36 + position (Hydrogen's)")
-            for issue in kit.issues { print("  warning: \(HydrogenKit.fileName) line \(issue.line): \(issue.reason); \(issue.action)") }
+            for issue in kit.issues { printEscaped("  warning: \(HydrogenKit.fileName) line \(issue.line): \(issue.reason); \(issue.action)") }
         } else {
-            print("\(reference.path) (Busker kit)")
+            printEscaped("\(reference.path) (Busker kit)")
         }
         for pad in pads {
             let notes = pad.notes.map(String.init).joined(separator: "+")
-            print("  \(notes.padding(toLength: max(7, notes.count), withPad: " ", startingAt: 0)) \(pad.name) (\(pad.detail))")
+            printEscaped("  \(notes.padding(toLength: max(7, notes.count), withPad: " ", startingAt: 0)) \(pad.name) (\(pad.detail))")
         }
     }
 

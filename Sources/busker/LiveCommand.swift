@@ -162,6 +162,7 @@ enum LiveCommand {
         options.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         options.blockSize = try args.int("period", in: 1...8192) ?? FileRenderDriver.defaultBlockSize
         if let format = try args.sampleFormat() { options.sampleFormat = format }
+        if let warning = InputFileWarning.unclaimedAudio(path: options.inputPath) { printError("busker live: warning: \(warning)") }
         if args.has("verbose") {
             print("busker live: \(options.outputPath): \(options.sampleFormat.alsaName) at \(options.engineRate) Hz, blocks of \(options.blockSize) frames")
         }
