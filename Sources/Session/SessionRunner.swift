@@ -26,6 +26,12 @@ public final class SessionRunner {
     private var lastDevicePoll = Date.distantPast
     private let reopen: () throws -> any AudioDriver
     private var xrunsOfClosedDrivers = 0
+    /// The driver was handed to `release(withinMilliseconds:)`: it is
+    /// closed, or closing on a thread of its own, and is not touched again.
+    private var driverLetGo = false
+    /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
+    /// (left to a detached thread; a dead sound server's library waiting on it).
+    public private(set) var closesLeftRunning = 0
     private var processing = false
     private var queued: [SessionEvent] = []
 
@@ -71,7 +77,10 @@ public final class SessionRunner {
     }
 
     public var isOver: Bool { state.isFinal }
-    public var xruns: Int { xrunsOfClosedDrivers + (driver.isClosed ? 0 : driver.xrunCount) }
+    public var xruns: Int { xrunsOfClosedDrivers + (driverClosed ? 0 : driver.xrunCount) }
+
+    /// Whether the driver is closed or let go (closing on its own thread).
+    private var driverClosed: Bool { driverLetGo || driver.isClosed }
 
     /// The state and its reason, for the screen and the status line.
     public var statusText: String {
@@ -92,6 +101,7 @@ public final class SessionRunner {
         while !queued.isEmpty {
             let next = queued.removeFirst()
             if case let .stalled(ms) = next { lastStall = ms }
+            if case let .noFirstPeriod(_, ms, _) = next { lastStall = ms }
             let (newState, effects) = machine.transition(from: state, on: next)
             state = newState
             for effect in effects { perform(effect) }
@@ -101,7 +111,7 @@ public final class SessionRunner {
     /// Signals, driver reports and (once a second) devices coming and going.
     public func poll() {
         for signal in takeSignals() { send(.signal(signal)) }
-        if !driver.isClosed {
+        if !driverClosed {
             for event in watch.poll(driver) { send(event) }
         }
         if Date().timeIntervalSince(lastDevicePoll) >= 1 {
@@ -142,11 +152,17 @@ public final class SessionRunner {
             } catch {
                 send(.startFailed(startFailure(error)))
             }
+        case let .restartStreams(route):
+            guard route == machine.route else { return refuse(route) }
+            watch.noteFirstPeriodRestart()
+            startAudio()
         case .stopAudio:
-            if !driver.isClosed { driver.stop() }
+            if !driverClosed { driver.stop() }
+        case .releaseDevices:
+            closeDriver()
         case .drainAudio:
             // A device lost while the last notes drain is a loss, not a clean end.
-            if !driver.isClosed, let failure = driver.finish(timeoutMilliseconds: 2000),
+            if !driverClosed, let failure = driver.finish(timeoutMilliseconds: 2000),
                let event = failure.sessionEvent(route: driver.route, detail: driver.stopDetail) {
                 send(event)
             }
@@ -191,7 +207,7 @@ public final class SessionRunner {
     /// Opens the route again if it was let go, rebuilds the graph if the
     /// format changed, and starts.
     private func startAudio() {
-        if driver.isClosed {
+        if driverClosed {
             do {
                 let reopened = try reopen()
                 // The route comes from the launch options; check it anyway.
@@ -201,6 +217,7 @@ public final class SessionRunner {
                                                           message: "refused to start on \(reopened.route): the chosen route is \(machine.route)")))
                 }
                 driver = reopened
+                driverLetGo = false
                 watcher?.watchedRoute = nil
             } catch {
                 return send(.startFailed(startFailure(error)))
@@ -245,16 +262,23 @@ public final class SessionRunner {
         }
     }
 
+    /// Lets the driver go, waiting for its close at most
+    /// `SessionPolicy.releaseMilliseconds`: a close that waits on a dead
+    /// server finishes on its own thread while the session goes on (its take
+    /// finalized, its exit not held up).
     private func closeDriver() {
-        guard !driver.isClosed else { return }
+        guard !driverClosed else { return }
         xrunsOfClosedDrivers += driver.xrunCount
-        driver.close()
+        driverLetGo = true
+        if !driver.release(withinMilliseconds: machine.policy.releaseMilliseconds) { closesLeftRunning += 1 }
     }
 
-    /// Closes the devices at the end.
+    /// Closes the devices at the end (within the bound). The engine's plans
+    /// are freed only when every close has returned: a driver still closing
+    /// may not have stopped rendering.
     public func close() {
         closeDriver()
-        engine.releaseAll()
+        if closesLeftRunning == 0 { engine.releaseAll() }
     }
 
     private func tell(_ text: String) {
