@@ -71,8 +71,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         /// Busker's own latency published on its ports (see "Latency").
         public var ownLatencyFrames = 0
         /// How long `start` waits for the first cycle before it returns
-        /// anyway: the stall watch then reports `.noFirstPeriod`, and a start
-        /// after a run that rendered no cycle activates the client again.
+        /// anyway: the stall watch then reports `.noFirstPeriod`.
         public var startTimeoutMilliseconds = 1000
         /// No process cycle for this long while running is reported as
         /// `.stalled` (a server that died without telling: PipeWire's JACK
@@ -112,8 +111,6 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     private var lastCyclesSeen = 0
     private var lastPulseNanoseconds: UInt64 = 0
     private var stalled = false
-    /// `cyclesSeen` when the last run began: none since, and nothing rendered, is a client the server does not run.
-    private var cyclesSeenAtStart = 0
 
     /// Opens a client on the server (never starting one), registers the
     /// ports, sets the callbacks and checks the ports `--connect` names.
@@ -345,11 +342,10 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     // MARK: Running
 
     /// Activates the client (the first time: then connects its ports as
-    /// `Options.connections` says; after a run the server gave no cycle:
-    /// again, its connections kept, as the ALSA jack plugin does on a
-    /// restart), and renders on `engine` from the next cycle; returns once a
-    /// cycle has rendered, or after `Options.startTimeoutMilliseconds`
-    /// without one (then `nextEvent` reports `.noFirstPeriod`).
+    /// `Options.connections` says), and renders on `engine` from the next
+    /// cycle; returns once a cycle has rendered, or after
+    /// `Options.startTimeoutMilliseconds` without one (then `nextEvent`
+    /// reports `.noFirstPeriod`, and the session opens a new client).
     /// - Throws: `JACKDriverError` (activation or a connection refused, the server gone).
     /// - Thread: control
     /// - Realtime: unsafe
@@ -358,9 +354,6 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         if lost { throw .serverGone(server: serverName) }
         if process.rendering.load(ordering: .relaxed) { throw .invalidState("already running; stop() first") }
         stop()
-        // A run that rendered no cycle at all (not even one of silence seen): the server does not schedule us.
-        let unscheduled = activated && process.cyclesRendered.load(ordering: .relaxed) == 0
-            && process.cyclesSeen.load(ordering: .relaxed) == cyclesSeenAtStart
         self.engine = engine
         process.engine = Unmanaged.passUnretained(engine)
         process.resetForRun(compiledFrames: format.periodFrames)
@@ -373,10 +366,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             guard rc == 0 else { throw .activateFailed(server: serverName, code: rc) }
             activated = true
             try connect(client)
-        } else if unscheduled {
-            try reactivate(client)
         }
-        cyclesSeenAtStart = process.cyclesSeen.load(ordering: .relaxed)
         process.rendering.store(true, ordering: .sequentiallyConsistent)
         let began = lastPulseNanoseconds
         while process.cyclesRendered.load(ordering: .relaxed) == 0 {
@@ -385,26 +375,6 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             if (busker_monotonic_nanoseconds() &- began) / 1_000_000 >= UInt64(max(0, options.startTimeoutMilliseconds)) { break }
             var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
             nanosleep(&pause, nil)
-        }
-    }
-
-    /// Deactivates and activates the client again, then makes the
-    /// connections its ports had (JACK drops them on deactivation): a
-    /// restart for a client the server ran no cycle for.
-    /// - Throws: `JACKDriverError.activateFailed`.
-    /// - Thread: control
-    /// - Realtime: unsafe (talks to the server)
-    private func reactivate(_ client: OpaquePointer) throws(JACKDriverError) {
-        let patched = portNames.map { (own: $0, others: connections(of: $0)) }
-        jack_deactivate(client)
-        let rc = jack_activate(client)
-        guard rc == 0 else { throw .activateFailed(server: serverName, code: rc) }
-        for (own, others) in patched {
-            let mine = "\(clientName):\(own)"
-            for other in others {
-                let (from, to) = own.hasPrefix("out_") ? (mine, other) : (other, mine)
-                _ = jack_connect(client, from, to)  // a port gone meanwhile stays unpatched, as the user left it
-            }
         }
     }
 

@@ -7,8 +7,10 @@ public enum SessionEffect: Hashable, Sendable {
     case startAudio(DeviceRoute)
     /// After a suspend: resume the same open devices (`snd_pcm_resume`) and start.
     case resumeAudio(DeviceRoute)
-    /// No first period came: stop the streams and start them again on the
-    /// same open devices (counted for `SessionEvent.noFirstPeriod`'s restarts).
+    /// No first period came: let the devices go, open the same route again
+    /// and start (counted for `SessionEvent.noFirstPeriod`'s restarts): a
+    /// sound server's PCM or client it does not schedule stays so through a
+    /// mere drop and prepare.
     case restartStreams(DeviceRoute)
     /// Stop the audio thread now, dropping what is queued (idempotent): a live mic goes quiet at once.
     case stopAudio

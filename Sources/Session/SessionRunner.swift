@@ -155,6 +155,9 @@ public final class SessionRunner {
         case let .restartStreams(route):
             guard route == machine.route else { return refuse(route) }
             watch.noteFirstPeriodRestart()
+            // A sound server's PCM or client it does not schedule stays so
+            // through a drop and a prepare: let it go and open the route anew.
+            closeDriver()
             startAudio()
         case .stopAudio:
             if !driverClosed { driver.stop() }

@@ -201,24 +201,31 @@ final class SessionRunnerTests: XCTestCase {
         }
     }
 
-    /// A stream whose first start gives no period is restarted on the same
-    /// open device, said in one line, and then runs: not a lost device.
+    /// A stream whose first start gives no period is let go and the same
+    /// route opened and started again, said in one line, and then runs: not
+    /// a lost device.
     func testAStreamWithoutAFirstPeriodIsRestartedAndRuns() throws {
         let prepares = CallCounter()
         var o = options(calls: callsWithoutFirstPeriods(silentRuns: 1, prepares: prepares))
         o.stallMilliseconds = 50
         var policy = SessionPolicy(headless: true)
         policy.firstPeriodMilliseconds = 200
-        let driver = try DuplexDriver(options: o)
-        let runner = runner(driver, policy: policy) {
-            XCTFail("no reopen expected: the device is still there")
-            throw self.busy()
+        let first = try DuplexDriver(options: o)
+        var reopened: [DuplexDriver] = []
+        let runner = runner(first, policy: policy) {
+            let driver = try DuplexDriver(options: o)
+            reopened.append(driver)
+            return driver
         }
         defer { runner.close() }
         runner.send(.userStart)
         XCTAssertEqual(runner.state, .running(micLive: true))
-        poll(runner) { prepares.count.load(ordering: .relaxed) >= 2 && driver.framesProcessed >= 64 * 20 }
+        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 }
+        XCTAssertEqual(reopened.count, 1, "the route opened once more: \(runner.notices)")
+        XCTAssertTrue(first.isClosed, "the stuck stream was let go")
         XCTAssertEqual(prepares.count.load(ordering: .relaxed), 2, "one restart of the stream: \(runner.notices)")
+        let driver = try XCTUnwrap(reopened.first)
+        XCTAssertTrue(runner.driver === driver)
         XCTAssertGreaterThanOrEqual(driver.framesProcessed, 64 * 20, "periods flow after the restart")
         XCTAssertEqual(runner.state, .running(micLive: true))
         XCTAssertTrue(driver.isRunning)
@@ -238,9 +245,10 @@ final class SessionRunnerTests: XCTestCase {
         o.stallMilliseconds = 50
         var policy = SessionPolicy(headless: true)
         policy.firstPeriodMilliseconds = 200
+        var reopens = 0
         let runner = runner(try DuplexDriver(options: o), policy: policy) {
-            XCTFail("no reopen expected")
-            throw self.busy()
+            reopens += 1
+            return try DuplexDriver(options: o)
         }
         defer { runner.close() }
         var finalized = 0
@@ -251,6 +259,7 @@ final class SessionRunnerTests: XCTestCase {
         XCTAssertTrue(what.hasPrefix("no audio period from \(pcm) in ") && what.contains(" ms after 3 restarts of the streams"), what)
         XCTAssertEqual(runner.state.exitStatus, 1)
         XCTAssertEqual(prepares.count.load(ordering: .relaxed), 4, "the first start and three restarts")
+        XCTAssertEqual(reopens, 3)
         let restarts = runner.notices.filter { $0.contains("restarting the streams") }
         XCTAssertEqual(restarts.count, 3, "\(runner.notices)")
         for (index, line) in restarts.enumerated() {
