@@ -114,6 +114,52 @@ final class DeviceEventTests: XCTestCase {
         try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
     }
 
+    /// `--reconnect` with libasound's close and drop hanging 6 s after the
+    /// kill: the lost devices are let go within the bound, so the take is
+    /// finalized and "waiting for" said within 2 s of the kill, and SIGINT
+    /// while waiting ends the session (status 0) within 2 s too.
+    func testReconnectWaitsAndQuitsPromptlyWhileACloseHangs() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "needs cc (the LD_PRELOAD shim)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("busker-hang-rc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shim = try buildHangingCloseShim(in: dir)
+        let armed = dir.appendingPathComponent("armed").path
+        let card = try VirtualSoundCardFixture(name: "busker-hang-rc")
+        defer { try? card.stop() }
+        let jackPID = try jackServerPID(of: card)
+        let takePath = dir.appendingPathComponent("take.wav").path
+        var environment = alsaEnvironment(of: card)
+        environment["LD_PRELOAD"] = shim
+        environment["BUSKER_TEST_HANG_FLAG"] = armed
+        let (process, out, err) = try launchBusker(["live", "--no-tui", "--reconnect", "--input", "busker_in", "--output", "busker_out",
+                                                    "--record=\(takePath)"], environment: environment)
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
+        let runningSeen = Date()
+        usleep(1_200_000)
+        XCTAssertTrue(FileManager.default.createFile(atPath: armed, contents: nil))
+        let killed = Date()
+        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+        defer { _ = try? restartJACKServer(of: card, killed: jackPID) }
+        XCTAssertTrue(out.waitFor("waiting for busker_in → busker_out (--reconnect)", timeout: 10), out.text)
+        let waiting = Date().timeIntervalSince(killed)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("hung").path), "the shim's hang was never reached")
+        XCTAssertLessThan(waiting, 2, "the loss was said \(waiting) s after the kill")
+        XCTAssertTrue(process.isRunning, "with --reconnect a loss does not end the session")
+        // The take is finalized at the loss: whole and readable while the session waits.
+        try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
+        let interrupted = Date()
+        XCTAssertEqual(kill(process.processIdentifier, SIGINT), 0)
+        XCTAssertTrue(waitUntil({ !process.isRunning }), "SIGINT did not end it")
+        let quit = Date().timeIntervalSince(interrupted)
+        process.waitUntilExit()
+        print(String(format: "busker live --reconnect, close hanging 6 s: waiting said %.3f s after the kill, SIGINT ended it in %.3f s",
+                     waiting, quit))
+        XCTAssertLessThan(quit, 2)
+        XCTAssertEqual(process.terminationStatus, 0, err.text)
+    }
+
     /// A shim whose `snd_pcm_drop` and `snd_pcm_close` sleep 6 s once the
     /// file `$BUSKER_TEST_HANG_FLAG` exists (and leave `hung` beside it).
     private func buildHangingCloseShim(in dir: URL) throws -> String {
