@@ -361,6 +361,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         stopEventReported = false
         stalled = false
         lastPulseNanoseconds = busker_monotonic_nanoseconds()
+        lastCyclesSeen = process.cyclesSeen.load(ordering: .relaxed)
         if !activated {
             let rc = jack_activate(client)
             guard rc == 0 else { throw .activateFailed(server: serverName, code: rc) }
