@@ -157,7 +157,13 @@ public final class SessionRunner {
             watch.noteFirstPeriodRestart()
             // A sound server's PCM or client it does not schedule stays so
             // through a drop and a prepare: let it go and open the route anew.
-            closeDriver()
+            // A close still running may not have stopped its render thread:
+            // no second one on the engine then; the device counts as lost.
+            guard closeDriver() else {
+                let device = machine.route.output
+                return send(.startFailed(StartFailure(kind: .missing, device: device,
+                                                      message: "\(machine.route) did not close within \(machine.policy.releaseMilliseconds) ms to restart")))
+            }
             startAudio()
         case .stopAudio:
             if !driverClosed { driver.stop() }
@@ -269,11 +275,17 @@ public final class SessionRunner {
     /// `SessionPolicy.releaseMilliseconds`: a close that waits on a dead
     /// server finishes on its own thread while the session goes on (its take
     /// finalized, its exit not held up).
-    private func closeDriver() {
-        guard !driverClosed else { return }
+    /// - Returns: false when the close was left running on its thread.
+    @discardableResult
+    private func closeDriver() -> Bool {
+        guard !driverClosed else { return true }
         xrunsOfClosedDrivers += driver.xrunCount
         driverLetGo = true
-        if !driver.release(withinMilliseconds: machine.policy.releaseMilliseconds) { closesLeftRunning += 1 }
+        guard driver.release(withinMilliseconds: machine.policy.releaseMilliseconds) else {
+            closesLeftRunning += 1
+            return false
+        }
+        return true
     }
 
     /// Closes the devices at the end (within the bound). The engine's plans

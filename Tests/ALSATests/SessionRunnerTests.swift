@@ -269,6 +269,35 @@ final class SessionRunnerTests: XCTestCase {
         XCTAssertTrue(runner.driver.isClosed, "the lost device was let go")
     }
 
+    /// A restart for want of a first period whose close does not return
+    /// within the bound: no second render thread on the engine, no reopen;
+    /// the device counts as lost (exit status 1), said as such.
+    func testARestartWhoseCloseHangsIsALoss() throws {
+        let prepares = CallCounter()
+        var calls = callsWithoutFirstPeriods(silentRuns: .max, prepares: prepares)
+        calls.close = { pcm in
+            usleep(1_500_000)
+            return snd_pcm_close(pcm)
+        }
+        var o = options(calls: calls)
+        o.stallMilliseconds = 50
+        var policy = SessionPolicy(headless: true)
+        policy.firstPeriodMilliseconds = 200
+        var reopens = 0
+        let runner = runner(try DuplexDriver(options: o), policy: policy) {
+            reopens += 1
+            return try DuplexDriver(options: o)
+        }
+        defer { runner.close() }
+        runner.send(.userStart)
+        poll(runner) { runner.isOver }
+        guard case let .stopped(.deviceLost(what)) = runner.state else { return XCTFail("\(runner.state): \(runner.notices)") }
+        XCTAssertEqual(what, "\(pcm) did not close within 500 ms to restart")
+        XCTAssertEqual(reopens, 0)
+        XCTAssertEqual(runner.closesLeftRunning, 1)
+        XCTAssertTrue(runner.notices.contains { $0.hasSuffix("restarting the streams (1 of 3)") }, "\(runner.notices)")
+    }
+
     // MARK: A close that hangs
 
     /// The device lost while its close hangs (a dead sound server's library
