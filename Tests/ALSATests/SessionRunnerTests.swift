@@ -192,6 +192,15 @@ final class SessionRunnerTests: XCTestCase {
         return calls
     }
 
+    /// Stalls reported after 50 ms, and restarts after 200 ms without a first period (headless).
+    private func quickFirstPeriod(_ options: DuplexDriver.Options) -> (DuplexDriver.Options, SessionPolicy) {
+        var o = options
+        o.stallMilliseconds = 50
+        var policy = SessionPolicy(headless: true)
+        policy.firstPeriodMilliseconds = 200
+        return (o, policy)
+    }
+
     /// Polls the runner until `done` or five seconds.
     private func poll(_ runner: SessionRunner, until done: () -> Bool) {
         let deadline = Date().addingTimeInterval(5)
@@ -206,10 +215,7 @@ final class SessionRunnerTests: XCTestCase {
     /// a lost device.
     func testAStreamWithoutAFirstPeriodIsRestartedAndRuns() throws {
         let prepares = CallCounter()
-        var o = options(calls: callsWithoutFirstPeriods(silentRuns: 1, prepares: prepares))
-        o.stallMilliseconds = 50
-        var policy = SessionPolicy(headless: true)
-        policy.firstPeriodMilliseconds = 200
+        let (o, policy) = quickFirstPeriod(options(calls: callsWithoutFirstPeriods(silentRuns: 1, prepares: prepares)))
         let first = try DuplexDriver(options: o)
         var reopened: [DuplexDriver] = []
         let runner = runner(first, policy: policy) {
@@ -241,10 +247,7 @@ final class SessionRunnerTests: XCTestCase {
     /// the take finalized once and the devices let go.
     func testAStreamThatNeverGivesAPeriodIsLostAfterThreeRestarts() throws {
         let prepares = CallCounter()
-        var o = options(calls: callsWithoutFirstPeriods(silentRuns: .max, prepares: prepares))
-        o.stallMilliseconds = 50
-        var policy = SessionPolicy(headless: true)
-        policy.firstPeriodMilliseconds = 200
+        let (o, policy) = quickFirstPeriod(options(calls: callsWithoutFirstPeriods(silentRuns: .max, prepares: prepares)))
         var reopens = 0
         let runner = runner(try DuplexDriver(options: o), policy: policy) {
             reopens += 1
@@ -279,10 +282,7 @@ final class SessionRunnerTests: XCTestCase {
             usleep(1_500_000)
             return snd_pcm_close(pcm)
         }
-        var o = options(calls: calls)
-        o.stallMilliseconds = 50
-        var policy = SessionPolicy(headless: true)
-        policy.firstPeriodMilliseconds = 200
+        let (o, policy) = quickFirstPeriod(options(calls: calls))
         var reopens = 0
         let runner = runner(try DuplexDriver(options: o), policy: policy) {
             reopens += 1
