@@ -98,6 +98,9 @@ final class DuplexRenderLoop: @unchecked Sendable {
     private let captureBuffer: AudioBuffer
     private let playbackBuffer: AudioBuffer
     private var consecutiveXruns = 0
+    /// Whether a period has gone through since the start: a stall before the
+    /// first is reported as `.noFirstPeriod` (the session may restart the streams).
+    private var periodDone = false
     /// Frames the playback raw buffer and `playbackBuffer` hold: a period, or
     /// two when resampling (a write may carry more than a period).
     private let playbackCapacity: Int
@@ -168,6 +171,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
         stopReason = nil
         startFailure = nil
         consecutiveXruns = 0
+        periodDone = false
         controller = FillController(setPoint: controller.setPoint, sampleRate: Double(period) / controller.interval,
                                     periodFrames: period)
         step = 1
@@ -245,6 +249,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
                 }
             }
             consecutiveXruns = 0
+            periodDone = true
             frames += period
             framesProcessed.store(frames, ordering: .relaxed)
             if frames >= frameLimit { return .frameLimitReached }
@@ -330,6 +335,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
             case .stop(let reason): return reason
             }
             consecutiveXruns = 0
+            periodDone = true
             frames += period
             framesProcessed.store(frames, ordering: .relaxed)
             if frames >= frameLimit { return .frameLimitReached }
@@ -356,8 +362,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
                 waitedMilliseconds += Int(waitTimeoutMilliseconds)
                 if !stalled && waitedMilliseconds >= stallMilliseconds {
                     stalled = true
-                    stallCount.add(1, ordering: .relaxed)
-                    events.push(.stalled(.playback, milliseconds: waitedMilliseconds))
+                    reportStall(.playback, milliseconds: waitedMilliseconds)
                 }
                 continue
             }
@@ -465,8 +470,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
                     waitedMilliseconds += Int(waitTimeoutMilliseconds)
                     if !stalled && waitedMilliseconds >= stallMilliseconds {
                         stalled = true
-                        stallCount.add(1, ordering: .relaxed)
-                        events.push(.stalled(direction, milliseconds: waitedMilliseconds))
+                        reportStall(direction, milliseconds: waitedMilliseconds)
                     }
                     continue
                 }
@@ -490,6 +494,16 @@ final class DuplexRenderLoop: @unchecked Sendable {
             }
         }
         return .done
+    }
+
+    /// Counts a stall and reports it: `.noFirstPeriod` before any period of
+    /// this run went through, else `.stalled`.
+    /// - Thread: audio
+    /// - Realtime: safe (an atomic add and a push on the wait-free queue)
+    private func reportStall(_ direction: StreamDirection, milliseconds: Int) {
+        stallCount.add(1, ordering: .relaxed)
+        events.push(periodDone ? .stalled(direction, milliseconds: milliseconds)
+                               : .noFirstPeriod(direction, milliseconds: milliseconds))
     }
 
     /// What an error from a read, write or wait means. `.done` here means

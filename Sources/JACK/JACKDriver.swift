@@ -70,8 +70,9 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         public var midiInput = false
         /// Busker's own latency published on its ports (see "Latency").
         public var ownLatencyFrames = 0
-        /// How long `start` waits for the first cycle.
-        public var startTimeoutMilliseconds = 2000
+        /// How long `start` waits for the first cycle before it returns
+        /// anyway: the stall watch then reports `.noFirstPeriod`.
+        public var startTimeoutMilliseconds = 1000
         /// No process cycle for this long while running is reported as
         /// `.stalled` (a server that died without telling: PipeWire's JACK
         /// API killed, a wedged graph); the session calls a long one a loss.
@@ -342,8 +343,10 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
 
     /// Activates the client (the first time: then connects its ports as
     /// `Options.connections` says), and renders on `engine` from the next
-    /// cycle; returns once a cycle has rendered.
-    /// - Throws: `JACKDriverError` (activation or a connection refused, the server gone, no cycle).
+    /// cycle; returns once a cycle has rendered, or after
+    /// `Options.startTimeoutMilliseconds` without one (then `nextEvent`
+    /// reports `.noFirstPeriod`, and the session opens a new client).
+    /// - Throws: `JACKDriverError` (activation or a connection refused, the server gone).
     /// - Thread: control
     /// - Realtime: unsafe
     public func start(engine: RenderEngine) throws(JACKDriverError) {
@@ -358,6 +361,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         stopEventReported = false
         stalled = false
         lastPulseNanoseconds = busker_monotonic_nanoseconds()
+        lastCyclesSeen = process.cyclesSeen.load(ordering: .relaxed)
         if !activated {
             let rc = jack_activate(client)
             guard rc == 0 else { throw .activateFailed(server: serverName, code: rc) }
@@ -365,17 +369,13 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             try connect(client)
         }
         process.rendering.store(true, ordering: .sequentiallyConsistent)
-        var waited = 0
+        let began = lastPulseNanoseconds
         while process.cyclesRendered.load(ordering: .relaxed) == 0 {
             if lost { throw .serverGone(server: serverName) }
             if process.frameLimitReached.load(ordering: .relaxed) { break }
-            if waited >= options.startTimeoutMilliseconds {
-                stop()
-                throw .noCycles(server: serverName, milliseconds: waited)
-            }
+            if (busker_monotonic_nanoseconds() &- began) / 1_000_000 >= UInt64(max(0, options.startTimeoutMilliseconds)) { break }
             var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
             nanosleep(&pause, nil)
-            waited += 1
         }
     }
 
@@ -493,7 +493,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     /// The process callback's `.started`, then what the other callbacks
     /// stored: new xruns, a new format, the loss or the frame limit; and,
     /// watched here, a stall: no cycle for `Options.stallMilliseconds` while
-    /// running (`.stalled`, once), and cycles again (`.stallEnded`).
+    /// running (`.stalled`, or `.noFirstPeriod` before the first; once), and cycles again (`.stallEnded`).
     /// - Thread: control (the one consumer)
     public func nextEvent() -> DriverEvent? {
         if let event = process.events.pop() { return event }
@@ -518,7 +518,8 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
 
 extension JACKDriver {
     /// `.stalled` when the server has run no cycle for the stall time while
-    /// Busker renders, `.stallEnded` when cycles come again; else nil.
+    /// Busker renders (`.noFirstPeriod` when none rendered since the start),
+    /// `.stallEnded` when cycles come again; else nil.
     /// - Thread: control
     private func watchForStall() -> DriverEvent? {
         guard process.rendering.load(ordering: .relaxed), !lost else { return nil }
@@ -536,6 +537,7 @@ extension JACKDriver {
         let milliseconds = Int((now &- lastPulseNanoseconds) / 1_000_000)
         guard !stalled, milliseconds >= options.stallMilliseconds else { return nil }
         stalled = true
+        if process.cyclesRendered.load(ordering: .relaxed) == 0 { return .noFirstPeriod(.playback, milliseconds: milliseconds) }
         return .stalled(.playback, milliseconds: milliseconds)
     }
 }

@@ -17,8 +17,6 @@ public enum JACKDriverError: DriverError, Equatable {
     case connectFailed(from: String, to: String, code: Int32)
     /// `jack_activate` failed.
     case activateFailed(server: String, code: Int32)
-    /// The server ran no cycle within the wait after activation.
-    case noCycles(server: String, milliseconds: Int)
     /// The server shut down; this client cannot run again (a new driver must be opened).
     case serverGone(server: String)
     /// A call in the wrong state (a start after close).
@@ -50,8 +48,6 @@ public enum JACKDriverError: DriverError, Equatable {
             "could not connect \(from) to \(to) (jack_connect: \(code))"
         case let .activateFailed(server, code):
             "the JACK server '\(server)' refused to activate the client (jack_activate: \(code))"
-        case let .noCycles(server, ms):
-            "the JACK server '\(server)' ran no process cycle within \(ms) ms"
         case let .serverGone(server):
             "the JACK server '\(server)' has shut down"
         case let .invalidState(what):

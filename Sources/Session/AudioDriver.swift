@@ -50,6 +50,13 @@ public protocol AudioDriver: AnyObject {
     func finish(timeoutMilliseconds: Int) -> DriverStopReason?
     /// Stops and lets the devices go. Afterwards the driver cannot start again.
     func close()
+    /// `close()`, but returns within `milliseconds` whatever the device does:
+    /// a close still waiting then (a sound server that died under a plugin
+    /// PCM or a client, whose library waits seconds on it) finishes on a
+    /// detached thread that the process's exit does not wait for. Afterwards
+    /// the session uses the driver no more (it may be closing on that thread).
+    /// - Returns: whether the close returned in time.
+    func release(withinMilliseconds milliseconds: Int) -> Bool
 
     /// Whether `close()` has let the devices go.
     var isClosed: Bool { get }

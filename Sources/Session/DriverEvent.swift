@@ -11,6 +11,10 @@ public enum DriverEvent: Sendable, Hashable {
     /// No period arrived for `milliseconds` (a device or a sound server that
     /// stopped without telling). The driver keeps waiting until stopped.
     case stalled(StreamDirection, milliseconds: Int)
+    /// As `.stalled`, but no period at all has gone through since the start
+    /// (a sound server's PCM or client not yet scheduled): the session may
+    /// restart the streams. `.stallEnded` when periods come.
+    case noFirstPeriod(StreamDirection, milliseconds: Int)
     /// Periods flow again after a stall.
     case stallEnded(StreamDirection)
     /// The driver now runs at another format, noticed while it runs (a sound

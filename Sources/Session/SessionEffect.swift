@@ -7,8 +7,17 @@ public enum SessionEffect: Hashable, Sendable {
     case startAudio(DeviceRoute)
     /// After a suspend: resume the same open devices (`snd_pcm_resume`) and start.
     case resumeAudio(DeviceRoute)
+    /// No first period came: let the devices go, open the same route again
+    /// and start (counted for `SessionEvent.noFirstPeriod`'s restarts): a
+    /// sound server's PCM or client it does not schedule stays so through a
+    /// mere drop and prepare.
+    case restartStreams(DeviceRoute)
     /// Stop the audio thread now, dropping what is queued (idempotent): a live mic goes quiet at once.
     case stopAudio
+    /// The device is lost (or the session ends on its error): stop and let it
+    /// go within `SessionPolicy.releaseMilliseconds`, leaving a close that
+    /// waits on a dead server to a detached thread (idempotent).
+    case releaseDevices
     /// Stop after what is queued has played (the end of a song), bounded in time.
     case drainAudio
     /// End every sounding note of every instrument: no stuck notes, ever.
@@ -34,7 +43,7 @@ public enum SessionEffect: Hashable, Sendable {
     /// Whether this effect makes sound come out of a device.
     public var startsAudio: Bool {
         switch self {
-        case .startAudio, .resumeAudio: true
+        case .startAudio, .resumeAudio, .restartStreams: true
         default: false
         }
     }
@@ -42,7 +51,7 @@ public enum SessionEffect: Hashable, Sendable {
     /// The route a starting effect starts on.
     public var route: DeviceRoute? {
         switch self {
-        case let .startAudio(r), let .resumeAudio(r), let .watchForDevice(r): r
+        case let .startAudio(r), let .resumeAudio(r), let .restartStreams(r), let .watchForDevice(r): r
         default: nil
         }
     }

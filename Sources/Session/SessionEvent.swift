@@ -20,6 +20,11 @@ public enum SessionEvent: Hashable, Sendable {
     case suspended
     /// No period has arrived for `milliseconds` (the driver's watchdog; the session reports it again as it lasts).
     case stalled(milliseconds: Int)
+    /// No period at all since the last start, for `milliseconds`, from
+    /// `device` (the driver's watchdog; reported again as it lasts), with
+    /// `restarts` restarts of the streams for the same reason made in the
+    /// last `SessionPolicy.firstPeriodRestartWindowSeconds`.
+    case noFirstPeriod(device: String, milliseconds: Int, restarts: Int)
     /// Periods arrive again after a stall.
     case stallEnded
     /// The device is gone (`-ENODEV`, disconnected, a plugin's server died and recovery failed);

@@ -19,6 +19,19 @@ public struct SessionPolicy: Equatable, Sendable {
     /// plugin PCM whose server died blocks forever instead of failing, so
     /// only time tells. The driver first reports a stall at 500 ms.
     public var stallLossMilliseconds = 1000
+    /// Lost or ended, the devices are let go within this long: the take is
+    /// finalized and the session ends however long libasound or libjack
+    /// waits on a dead server (`AudioDriver.release(withinMilliseconds:)`).
+    /// With the 1 s stall loss, a killed server ends the session in about 1.5 s.
+    public var releaseMilliseconds = 500
+    /// No first period this long after a start, while the device or server
+    /// is still there (a sound server's PCM or client not yet scheduled while
+    /// other clients come and go): the streams are restarted, at most
+    /// `firstPeriodRestarts` times within `firstPeriodRestartWindowSeconds`;
+    /// one more such start is a lost device.
+    public var firstPeriodMilliseconds = 1000
+    public var firstPeriodRestarts = 3
+    public var firstPeriodRestartWindowSeconds = 10
     /// This many xruns within `xrunStormSeconds` is an xrun storm.
     public var xrunStormCount = 8
     public var xrunStormSeconds = 5

@@ -29,6 +29,12 @@ public final class SessionRunner {
     private var lastSilencedTell = Date.distantPast
     private let reopen: () throws -> any AudioDriver
     private var xrunsOfClosedDrivers = 0
+    /// The driver was handed to `release(withinMilliseconds:)`: it is
+    /// closed, or closing on a thread of its own, and is not touched again.
+    private var driverLetGo = false
+    /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
+    /// (left to a detached thread; a dead sound server's library waiting on it).
+    public private(set) var closesLeftRunning = 0
     private var processing = false
     private var queued: [SessionEvent] = []
 
@@ -74,7 +80,10 @@ public final class SessionRunner {
     }
 
     public var isOver: Bool { state.isFinal }
-    public var xruns: Int { xrunsOfClosedDrivers + (driver.isClosed ? 0 : driver.xrunCount) }
+    public var xruns: Int { xrunsOfClosedDrivers + (driverClosed ? 0 : driver.xrunCount) }
+
+    /// Whether the driver is closed or let go (closing on its own thread).
+    private var driverClosed: Bool { driverLetGo || driver.isClosed }
 
     /// The state and its reason, for the screen and the status line.
     public var statusText: String {
@@ -95,6 +104,7 @@ public final class SessionRunner {
         while !queued.isEmpty {
             let next = queued.removeFirst()
             if case let .stalled(ms) = next { lastStall = ms }
+            if case let .noFirstPeriod(_, ms, _) = next { lastStall = ms }
             let (newState, effects) = machine.transition(from: state, on: next)
             state = newState
             for effect in effects { perform(effect) }
@@ -104,7 +114,7 @@ public final class SessionRunner {
     /// Signals, driver reports and (once a second) devices coming and going.
     public func poll() {
         for signal in takeSignals() { send(.signal(signal)) }
-        if !driver.isClosed {
+        if !driverClosed {
             for event in watch.poll(driver) { send(event) }
         }
         if Date().timeIntervalSince(lastDevicePoll) >= 1 {
@@ -157,11 +167,26 @@ public final class SessionRunner {
             } catch {
                 send(.startFailed(startFailure(error)))
             }
+        case let .restartStreams(route):
+            guard route == machine.route else { return refuse(route) }
+            watch.noteFirstPeriodRestart()
+            // A sound server's PCM or client it does not schedule stays so
+            // through a drop and a prepare: let it go and open the route anew.
+            // A close still running may not have stopped its render thread:
+            // no second one on the engine then; the device counts as lost.
+            guard closeDriver() else {
+                let device = machine.route.output
+                return send(.startFailed(StartFailure(kind: .missing, device: device,
+                                                      message: "\(machine.route) did not close within \(machine.policy.releaseMilliseconds) ms to restart")))
+            }
+            startAudio()
         case .stopAudio:
-            if !driver.isClosed { driver.stop() }
+            if !driverClosed { driver.stop() }
+        case .releaseDevices:
+            closeDriver()
         case .drainAudio:
             // A device lost while the last notes drain is a loss, not a clean end.
-            if !driver.isClosed, let failure = driver.finish(timeoutMilliseconds: 2000),
+            if !driverClosed, let failure = driver.finish(timeoutMilliseconds: 2000),
                let event = failure.sessionEvent(route: driver.route, detail: driver.stopDetail) {
                 send(event)
             }
@@ -206,7 +231,7 @@ public final class SessionRunner {
     /// Opens the route again if it was let go, rebuilds the graph if the
     /// format changed, and starts.
     private func startAudio() {
-        if driver.isClosed {
+        if driverClosed {
             do {
                 let reopened = try reopen()
                 // The route comes from the launch options; check it anyway.
@@ -216,6 +241,7 @@ public final class SessionRunner {
                                                           message: "refused to start on \(reopened.route): the chosen route is \(machine.route)")))
                 }
                 driver = reopened
+                driverLetGo = false
                 watcher?.watchedRoute = nil
             } catch {
                 return send(.startFailed(startFailure(error)))
@@ -260,16 +286,29 @@ public final class SessionRunner {
         }
     }
 
-    private func closeDriver() {
-        guard !driver.isClosed else { return }
+    /// Lets the driver go, waiting for its close at most
+    /// `SessionPolicy.releaseMilliseconds`: a close that waits on a dead
+    /// server finishes on its own thread while the session goes on (its take
+    /// finalized, its exit not held up).
+    /// - Returns: false when the close was left running on its thread.
+    @discardableResult
+    private func closeDriver() -> Bool {
+        guard !driverClosed else { return true }
         xrunsOfClosedDrivers += driver.xrunCount
-        driver.close()
+        driverLetGo = true
+        guard driver.release(withinMilliseconds: machine.policy.releaseMilliseconds) else {
+            closesLeftRunning += 1
+            return false
+        }
+        return true
     }
 
-    /// Closes the devices at the end.
+    /// Closes the devices at the end (within the bound). The engine's plans
+    /// are freed only when every close has returned: a driver still closing
+    /// may not have stopped rendering.
     public func close() {
         closeDriver()
-        engine.releaseAll()
+        if closesLeftRunning == 0 { engine.releaseAll() }
     }
 
     private func tell(_ text: String) {

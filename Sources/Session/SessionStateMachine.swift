@@ -15,6 +15,13 @@
 /// - The format changed: rebuild the graph for it.
 /// - An xrun: the driver has recovered it; a storm of them: say so and
 ///   suggest a larger period.
+/// - Lost (or ended on a device error): the devices are let go within a
+///   bound (`releaseDevices`) before the take is finalized, whatever a
+///   dead server's library does on close.
+/// - No first period after a start while the device is still there (a
+///   sound server's client not yet scheduled): restart the streams, a
+///   bounded number of times within a few seconds, saying so each time;
+///   only then is the device lost.
 /// - Every stop, loss and interruption ends every note.
 /// - Headless (`policy.headless`: no screen, no keys) nothing waits for a
 ///   key that cannot come: an interruption that would wait for space ends
@@ -147,6 +154,9 @@ public struct SessionStateMachine: Sendable {
         case let .stalled(ms):
             guard reason == .stalled else { return (same, []) }
             return ms >= policy.stallLossMilliseconds ? lost(stallLoss(ms), micLive: micLive) : (same, [])
+        case let .noFirstPeriod(device, ms, restarts):
+            guard reason == .stalled else { return (same, []) }
+            return noFirstPeriod(from: device, milliseconds: ms, restarts: restarts, micLive: micLive)
         case .stallEnded:
             guard reason == .stalled else { return (same, []) }
             return (.running(micLive: micLive), [.tell("audio periods arrive again")])
@@ -197,7 +207,8 @@ public struct SessionStateMachine: Sendable {
         case .serverRestarted:
             guard policy.reconnect else { return (same, [.tell("the audio server is back")]) }
             return (.recovering(micLive: micLive), [.tell("the audio server is back; restarting on \(route) (--reconnect)"), .startAudio(route)])
-        case .started, .startFailed, .xrun, .xrunStorm, .suspended, .stalled, .stallEnded, .deviceLost, .driverError, .songEnded:
+        case .started, .startFailed, .xrun, .xrunStorm, .suspended, .stalled, .noFirstPeriod, .stallEnded, .deviceLost, .driverError,
+             .songEnded:
             return (same, [])
         }
     }
@@ -236,6 +247,8 @@ public struct SessionStateMachine: Sendable {
         case let .stalled(ms):
             if ms >= policy.stallLossMilliseconds { return lost(stallLoss(ms), micLive: micLive) }
             return (.interrupted(.stalled, micLive: micLive), [.tell("no audio period for \(ms) ms; waiting")])
+        case let .noFirstPeriod(device, ms, restarts):
+            return noFirstPeriod(from: device, milliseconds: ms, restarts: restarts, micLive: micLive)
         case let .deviceAppeared(name):
             return (whileRecovering ? .recovering(micLive: micLive) : .running(micLive: micLive), [.tell(appeared(name))])
         case .serverRestarted:
@@ -245,21 +258,40 @@ public struct SessionStateMachine: Sendable {
         }
     }
 
-    /// Stop everything for good.
+    /// Stop everything for good; after a device error, let the devices go
+    /// within the bound (a failing device may hang its close).
     private func end(_ reason: SessionStopReason) -> (SessionState, [SessionEffect]) {
-        (.stopped(reason), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: reason.exitStatus)])
+        let stop: SessionEffect = if case .error = reason { .releaseDevices } else { .stopAudio }
+        return (.stopped(reason), [stop, .allNotesOff, .finalizeRecording, .end(exitStatus: reason.exitStatus)])
     }
 
     /// The device is gone: stop at once, never another output; wait for
     /// this one only when the user asked to.
     private func lost(_ what: String, micLive: Bool) -> (SessionState, [SessionEffect]) {
-        let common: [SessionEffect] = [.stopAudio, .allNotesOff, .finalizeRecording]
+        // Let go within the bound first: the take is finalized however long a dead server's close waits.
+        let common: [SessionEffect] = [.releaseDevices, .allNotesOff, .finalizeRecording]
         guard policy.reconnect else {
             return (.stopped(.deviceLost(what)), common + [.end(exitStatus: 1)])
         }
         return (.waitingForDevice(lost: what, micLive: micLive),
                 common + [.tell("device lost: \(what); audio is off, Busker does not switch to another output; waiting for \(route) (--reconnect)"),
                           .watchForDevice(route)])
+    }
+
+    /// No period since the start: wait up to `firstPeriodMilliseconds`, then
+    /// restart the streams on the same devices, up to `firstPeriodRestarts`
+    /// times within the window; one more is a loss.
+    private func noFirstPeriod(from device: String, milliseconds ms: Int, restarts: Int,
+                               micLive: Bool) -> (SessionState, [SessionEffect]) {
+        guard ms >= policy.firstPeriodMilliseconds else { return (.interrupted(.stalled, micLive: micLive), []) }
+        guard restarts < policy.firstPeriodRestarts else {
+            return lost("no audio period from \(device) in \(ms) ms after \(restarts) restarts of the streams "
+                        + "(the device or its sound server runs none for Busker)", micLive: micLive)
+        }
+        let seconds = "\(ms / 1000).\(ms % 1000 / 100) s"
+        return (.recovering(micLive: micLive),
+                [.allNotesOff, .tell("no audio period in \(seconds) from \(device); restarting the streams (\(restarts + 1) of \(policy.firstPeriodRestarts))"),
+                 .restartStreams(route)])
     }
 
     private func stallLoss(_ ms: Int) -> String {

@@ -3,6 +3,7 @@ import CALSA
 import Engine
 import Foundation
 import Session
+import Synchronization
 import XCTest
 
 /// The session runner on the real driver (playback only, libasound's `file`
@@ -170,6 +171,174 @@ final class SessionRunnerTests: XCTestCase {
         XCTAssertEqual(reopens, 2)
         XCTAssertEqual(runner.state, .running(micLive: true))
         XCTAssertTrue(runner.driver.isRunning)
+    }
+
+    // MARK: No first period
+
+    /// Calls whose waits time out (as poll() does when nothing comes: a JACK
+    /// PCM the server has not scheduled yet) for the first `silentRuns` starts
+    /// (each start prepares the stream once), and work after.
+    private func callsWithoutFirstPeriods(silentRuns: Int, prepares: CallCounter) -> PCMCalls {
+        var calls = PCMCalls.live
+        calls.prepare = { pcm in
+            _ = prepares.next()
+            return snd_pcm_prepare(pcm)
+        }
+        calls.wait = { pcm, timeout in
+            guard prepares.count.load(ordering: .relaxed) <= silentRuns else { return snd_pcm_wait(pcm, timeout) }
+            usleep(useconds_t(timeout) * 1000)
+            return 0
+        }
+        return calls
+    }
+
+    /// Stalls reported after 50 ms, and restarts after 200 ms without a first period (headless).
+    private func quickFirstPeriod(_ options: DuplexDriver.Options) -> (DuplexDriver.Options, SessionPolicy) {
+        var o = options
+        o.stallMilliseconds = 50
+        var policy = SessionPolicy(headless: true)
+        policy.firstPeriodMilliseconds = 200
+        return (o, policy)
+    }
+
+    /// Polls the runner until `done` or five seconds.
+    private func poll(_ runner: SessionRunner, until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(5)
+        while !done() && Date() < deadline {
+            runner.poll()
+            usleep(5000)
+        }
+    }
+
+    /// A stream whose first start gives no period is let go and the same
+    /// route opened and started again, said in one line, and then runs: not
+    /// a lost device.
+    func testAStreamWithoutAFirstPeriodIsRestartedAndRuns() throws {
+        let prepares = CallCounter()
+        let (o, policy) = quickFirstPeriod(options(calls: callsWithoutFirstPeriods(silentRuns: 1, prepares: prepares)))
+        let first = try DuplexDriver(options: o)
+        var reopened: [DuplexDriver] = []
+        let runner = runner(first, policy: policy) {
+            let driver = try DuplexDriver(options: o)
+            reopened.append(driver)
+            return driver
+        }
+        defer { runner.close() }
+        runner.send(.userStart)
+        XCTAssertEqual(runner.state, .running(micLive: true))
+        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 }
+        XCTAssertEqual(reopened.count, 1, "the route opened once more: \(runner.notices)")
+        XCTAssertTrue(first.isClosed, "the stuck stream was let go")
+        XCTAssertEqual(prepares.count.load(ordering: .relaxed), 2, "one restart of the stream: \(runner.notices)")
+        let driver = try XCTUnwrap(reopened.first)
+        XCTAssertTrue(runner.driver === driver)
+        XCTAssertGreaterThanOrEqual(driver.framesProcessed, 64 * 20, "periods flow after the restart")
+        XCTAssertEqual(runner.state, .running(micLive: true))
+        XCTAssertTrue(driver.isRunning)
+        let restarts = runner.notices.filter { $0.contains("restarting the streams") }
+        XCTAssertEqual(restarts.count, 1, "\(runner.notices)")
+        let said = restarts.first ?? ""
+        XCTAssertTrue(said.hasPrefix("no audio period in 0.") && said.hasSuffix(" s from \(pcm); restarting the streams (1 of 3)"), said)
+        XCTAssertFalse(runner.notices.contains { $0.contains("lost") }, "\(runner.notices)")
+    }
+
+    /// A stream that gives no first period however often it is restarted:
+    /// three restarts, each said, then the device is lost (exit status 1),
+    /// the take finalized once and the devices let go.
+    func testAStreamThatNeverGivesAPeriodIsLostAfterThreeRestarts() throws {
+        let prepares = CallCounter()
+        let (o, policy) = quickFirstPeriod(options(calls: callsWithoutFirstPeriods(silentRuns: .max, prepares: prepares)))
+        var reopens = 0
+        let runner = runner(try DuplexDriver(options: o), policy: policy) {
+            reopens += 1
+            return try DuplexDriver(options: o)
+        }
+        defer { runner.close() }
+        var finalized = 0
+        runner.finalizeRecording = { finalized += 1 }
+        runner.send(.userStart)
+        poll(runner) { runner.isOver }
+        guard case let .stopped(.deviceLost(what)) = runner.state else { return XCTFail("\(runner.state): \(runner.notices)") }
+        XCTAssertTrue(what.hasPrefix("no audio period from \(pcm) in ") && what.contains(" ms after 3 restarts of the streams"), what)
+        XCTAssertEqual(runner.state.exitStatus, 1)
+        XCTAssertEqual(prepares.count.load(ordering: .relaxed), 4, "the first start and three restarts")
+        XCTAssertEqual(reopens, 3)
+        let restarts = runner.notices.filter { $0.contains("restarting the streams") }
+        XCTAssertEqual(restarts.count, 3, "\(runner.notices)")
+        for (index, line) in restarts.enumerated() {
+            XCTAssertTrue(line.hasSuffix("; restarting the streams (\(index + 1) of 3)"), line)
+        }
+        XCTAssertEqual(finalized, 1)
+        XCTAssertTrue(runner.driver.isClosed, "the lost device was let go")
+    }
+
+    /// A restart for want of a first period whose close does not return
+    /// within the bound: no second render thread on the engine, no reopen;
+    /// the device counts as lost (exit status 1), said as such.
+    func testARestartWhoseCloseHangsIsALoss() throws {
+        let prepares = CallCounter()
+        var calls = callsWithoutFirstPeriods(silentRuns: .max, prepares: prepares)
+        calls.close = { pcm in
+            usleep(1_500_000)
+            return snd_pcm_close(pcm)
+        }
+        let (o, policy) = quickFirstPeriod(options(calls: calls))
+        var reopens = 0
+        let runner = runner(try DuplexDriver(options: o), policy: policy) {
+            reopens += 1
+            return try DuplexDriver(options: o)
+        }
+        defer { runner.close() }
+        runner.send(.userStart)
+        poll(runner) { runner.isOver }
+        guard case let .stopped(.deviceLost(what)) = runner.state else { return XCTFail("\(runner.state): \(runner.notices)") }
+        XCTAssertEqual(what, "\(pcm) did not close within 500 ms to restart")
+        XCTAssertEqual(reopens, 0)
+        XCTAssertEqual(runner.closesLeftRunning, 1)
+        XCTAssertTrue(runner.notices.contains { $0.hasSuffix("restarting the streams (1 of 3)") }, "\(runner.notices)")
+    }
+
+    // MARK: A close that hangs
+
+    /// The device lost while its close hangs (a dead sound server's library
+    /// waiting seconds on it): the runner lets the driver go within
+    /// `releaseMilliseconds`, finalizes the take, and ends with exit status 1;
+    /// the close finishes on its own thread later.
+    func testALossWithAHangingCloseEndsWithinTheBound() throws {
+        let hang = Atomic<Bool>(false)
+        let closes = CallCounter()
+        var calls = PCMCalls.live
+        calls.close = { pcm in
+            if hang.load(ordering: .relaxed) { usleep(3_000_000) }
+            _ = closes.next()
+            return snd_pcm_close(pcm)
+        }
+        let runner = runner(try DuplexDriver(options: options(calls: calls)), policy: SessionPolicy(headless: true)) {
+            XCTFail("no reopen expected")
+            throw self.busy()
+        }
+        var finalized: Date?
+        runner.finalizeRecording = { finalized = Date() }
+        runner.send(.userStart)
+        XCTAssertEqual(runner.state, .running(micLive: true))
+        hang.store(true, ordering: .relaxed)
+        let lost = Date()
+        runner.send(.deviceLost("test: output gone"))
+        runner.close()
+        let ended = Date().timeIntervalSince(lost)
+        XCTAssertEqual(runner.state, .stopped(.deviceLost("test: output gone")))
+        XCTAssertEqual(runner.state.exitStatus, 1)
+        let finalizedAfter = try XCTUnwrap(finalized).timeIntervalSince(lost)
+        // The bound is 500 ms; the close hangs 3 s.
+        XCTAssertLessThan(finalizedAfter, 0.9, "the take was finalized \(finalizedAfter) s after the loss")
+        XCTAssertLessThan(ended, 0.9, "the session ended \(ended) s after the loss")
+        XCTAssertEqual(runner.closesLeftRunning, 1)
+        XCTAssertEqual(closes.count.load(ordering: .relaxed), 0, "the close still hangs on its own thread")
+        XCTAssertEqual(runner.xruns, 0, "the runner reads nothing more of the driver it let go")
+        // The detached close does finish.
+        let deadline = Date().addingTimeInterval(5)
+        while closes.count.load(ordering: .relaxed) == 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(closes.count.load(ordering: .relaxed), 1)
     }
 }
 

@@ -87,6 +87,47 @@ final class JACKDriverCLITests: XCTestCase {
         try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
     }
 
+    /// The same kill three more times, the server started again under its
+    /// name between runs: every time exit status 1 within 2 s of the kill
+    /// (issue 25: a client close that waits on the dead server is left to a
+    /// detached thread), the loss said, the take read whole.
+    /// `Tools/bench-dead-server --driver jack` repeats it 20 times.
+    func testKillingTheServerRepeatedlyEndsLiveWithin2SecondsEachTime() throws {
+        let card = try VirtualSoundCardFixture(name: "busker-jlive-kill3")
+        defer { try? card.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-jlive-takes-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for run in 1...3 {
+            let jackPID = try jackServerPID(of: card)
+            let takePath = folder.appendingPathComponent("take-\(run).wav").path
+            let (process, out, err) = try launchBusker(["live", "--driver", "jack", "--no-tui", "--record=\(takePath)"],
+                                                       environment: jackClientEnvironment(server: card.serverName))
+            defer { if process.isRunning { process.terminate() } }
+            XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
+            guard process.isRunning else { return XCTFail("busker live ended before the kill") }
+            let runningSeen = Date()
+            usleep(1_200_000)
+            let killed = Date()
+            XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+            XCTAssertTrue(waitUntil({ !process.isRunning }), "busker live still runs 10 s after the JACK server was killed (hang)")
+            let stopDelay = Date().timeIntervalSince(killed)
+            defer { XCTAssertTrue((try? restartJACKServer(of: card, killed: jackPID)) ?? false, "the JACK server did not start again") }
+            guard !process.isRunning else { return }
+            process.waitUntilExit()
+            XCTAssertTrue(err.waitForEnd() && out.waitForEnd(), "output not closed")
+            print(String(format: "run %d: busker live --driver jack after SIGKILL of jackd: exited in %.3f s, status %d",
+                         run, stopDelay, process.terminationStatus))
+            XCTAssertLessThan(stopDelay, 2, "run \(run)")
+            XCTAssertEqual(process.terminationReason, .exit, "busker crashed")
+            XCTAssertEqual(process.terminationStatus, 1, err.text)
+            let line = err.text.split(separator: "\n").last.map(String.init) ?? ""
+            XCTAssertTrue(line.hasPrefix("busker: stopped: device lost: "), line)
+            XCTAssertTrue(line.contains("the JACK server '\(card.serverName)' shut down"), line)
+            try assertTakeFinalizedAtLoss(takePath, runningSeen: runningSeen, killed: killed)
+        }
+    }
+
     /// With --reconnect, a server started again under the same name gets
     /// the same client, ports and connections back, and audio runs again.
     func testReconnectReopensTheSamePortsOnANewServer() throws {

@@ -37,6 +37,9 @@ final class LiveLearnQuitCLITests: XCTestCase {
         writer.write(Data([0xB0, 16, 127]))
         XCTAssertTrue(tmux.waitForLine(within: 5) { $0.contains("CC 16") }, (try? tmux.screen().joined(separator: "\n")) ?? "")
 
+        // The mic is on: q asks, a second q quits.
+        try tmux.sendKey("q")
+        XCTAssertTrue(tmux.waitForLine(within: 5) { $0.contains("q again to quit") }, (try? tmux.screen().joined(separator: "\n")) ?? "")
         try tmux.sendKey("q")
         let expected = "busker live: learned CC 16 → strip 1 mute: not saved; w saves it"
         let joined = { (try? tmux.screen().joined(separator: "\n")) ?? "" }

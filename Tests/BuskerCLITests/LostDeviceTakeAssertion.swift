@@ -5,7 +5,7 @@ import XCTest
 /// Checks the take busker finalized when its device was lost: a valid
 /// 48 kHz stereo 24-bit WAV whose header accounts for every byte, holding at
 /// least the audio that ran between `runningSeen` and `killed` (less 0.5 s
-/// of slack for a loaded machine). Prints its length.
+/// of slack for a loaded machine), and which libsndfile reads whole. Prints its length.
 func assertTakeFinalizedAtLoss(_ takePath: String, runningSeen: Date, killed: Date,
                                file: StaticString = #filePath, line: UInt = #line) throws {
     let take = try SoundFileReader(path: takePath)
@@ -18,4 +18,6 @@ func assertTakeFinalizedAtLoss(_ takePath: String, runningSeen: Date, killed: Da
     let ranFrames = Int(killed.timeIntervalSince(runningSeen) * 48_000)
     XCTAssertGreaterThanOrEqual(Int(take.frameCount), ranFrames - 24_000, "the take holds what was recorded before the loss",
                                 file: file, line: line)
+    let samples = try SoundFileReader(path: takePath).readAll()
+    XCTAssertEqual(samples.count, Int(take.frameCount) * take.channelCount, "libsndfile reads the take whole", file: file, line: line)
 }

@@ -450,13 +450,16 @@ final class RecordCommandTests: XCTestCase {
             return buffer.contains(text)
         }
         var buffer = ""
-        XCTAssertTrue(readScreen(until: "state \u{1B}[32mrunning", into: &buffer), "the live screen came up: \(buffer.suffix(500))")
+        XCTAssertTrue(readScreen(until: "\u{1B}[32mstate running", into: &buffer), "the live screen came up: \(buffer.suffix(500))")
         keys.fileHandleForWriting.write(Data([0x12]))  // Ctrl-R
         XCTAssertTrue(readScreen(until: "cannot record: cannot record into", into: &buffer), String(buffer.suffix(800)))
         if let range = buffer.range(of: "cannot record: ") { print("Ctrl-R: " + buffer[range.lowerBound...].prefix(100)) }
         let afterFailure = buffer.endIndex
         usleep(300_000)
-        XCTAssertTrue(readScreen(until: "state \u{1B}[32mrunning", after: afterFailure, into: &buffer), "redrawn, still running")
+        XCTAssertTrue(readScreen(until: "\u{1B}[32mstate running", after: afterFailure, into: &buffer), "redrawn, still running")
+        // The mic is on: q asks, a second q quits.
+        keys.fileHandleForWriting.write(Data("q".utf8))
+        XCTAssertTrue(readScreen(until: "q again to quit", after: afterFailure, into: &buffer), String(buffer.suffix(500)))
         keys.fileHandleForWriting.write(Data("q".utf8))
         process.waitUntilExit()
         buffer += String(decoding: screen.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -329,6 +329,44 @@ final class JACKDriverTests: XCTestCase {
         XCTAssertTrue(driver.isRunning)
     }
 
+    /// A start the server runs no cycle for (SIGSTOP here, between a stop and
+    /// a start; a graph busy with clients coming and going in life) returns
+    /// after `startTimeoutMilliseconds` instead of failing, and the stall
+    /// watch reports `.noFirstPeriod`, which the session answers with a new
+    /// client; cycles that come after all end it with `.stallEnded`.
+    func testAStartWithoutACycleReturnsAndReportsNoFirstPeriod() throws {
+        let driver = try openDriver {
+            $0.stallMilliseconds = 300
+            $0.startTimeoutMilliseconds = 500
+        }
+        defer { driver.close() }
+        let engine = RenderEngine()
+        defer { engine.releaseAll() }
+        try driver.start(engine: engine)
+        driver.stop()
+        while driver.nextEvent() != nil {}
+        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        let starting = Date()
+        XCTAssertNoThrow(try driver.start(engine: engine))
+        let returned = Date().timeIntervalSince(starting)
+        let report = JACKTestSupport.waitForEvent(driver, seconds: 3) {
+            if case .noFirstPeriod = $0 { return true }
+            return false
+        }
+        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        XCTAssertGreaterThanOrEqual(returned, 0.5)
+        XCTAssertLessThan(returned, 1.5, "start waits no longer than its timeout")
+        XCTAssertTrue(report.found, "events: \(report.seen)")
+        if case let .noFirstPeriod(direction, ms)? = report.seen.last {
+            XCTAssertEqual(direction, .playback)
+            XCTAssertGreaterThanOrEqual(ms, 500)
+        }
+        XCTAssertEqual(driver.cyclesRendered, 0)
+        let ended = JACKTestSupport.waitForEvent(driver, seconds: 3) { $0 == .stallEnded(.playback) }
+        XCTAssertTrue(ended.found, "events: \(ended.seen)")
+        XCTAssertGreaterThan(driver.cyclesRendered, 0)
+    }
+
     /// No server: one line naming it and what to do, at once.
     func testNoServerIsAOneLineErrorAtOnce() throws {
         let started = Date()

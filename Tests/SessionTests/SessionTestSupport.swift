@@ -11,6 +11,12 @@ enum Fixture {
     static let other = StartFailure(kind: .other, device: "busker_out", message: "snd_pcm_prepare failed: Input/output error")
     static let lostText = "playback device 'busker_out' lost (No such device)"
     static let stallLossText = "no audio period from busker_in → busker_out for 1000 ms (the device or its sound server is gone)"
+    /// No first period: below the restart threshold, at it with a restart left, and with none left.
+    static let firstPeriodWait = SessionEvent.noFirstPeriod(device: "busker_in", milliseconds: 600, restarts: 0)
+    static let firstPeriodRestart = SessionEvent.noFirstPeriod(device: "busker_in", milliseconds: 1000, restarts: 2)
+    static let firstPeriodGiveUp = SessionEvent.noFirstPeriod(device: "busker_in", milliseconds: 1000, restarts: 3)
+    static let firstPeriodLossText = "no audio period from busker_in in 1000 ms after 3 restarts of the streams "
+        + "(the device or its sound server runs none for Busker)"
 
     static let defaultPolicy = SessionPolicy()
     static let permissive = SessionPolicy(autoResume: true, reconnect: true)
@@ -21,6 +27,7 @@ enum Fixture {
         .startFailed(busy), .startFailed(missing), .startFailed(other),
         .xrun(total: 1), .xrunStorm(count: 8, seconds: 5, period: 64),
         .suspended, .stalled(milliseconds: 600), .stalled(milliseconds: 1000), .stallEnded,
+        firstPeriodWait, firstPeriodRestart, firstPeriodGiveUp,
         .deviceLost(lostText), .driverError("Input/output error"),
         .deviceAppeared("busker_out"), .deviceAppeared("hw:9,0"),
         .formatChanged(format), .serverRestarted, .songEnded,
@@ -35,19 +42,26 @@ enum Expected {
     case nothing
     case to(SessionState, [SessionEffect])
 
+    /// Ended; on a device error the devices are let go within the bound.
     static func ended(_ reason: SessionStopReason) -> Expected {
-        .to(.stopped(reason), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: reason.exitStatus)])
+        let stop: SessionEffect = if case .error = reason { .releaseDevices } else { .stopAudio }
+        return .to(.stopped(reason), [stop, .allNotesOff, .finalizeRecording, .end(exitStatus: reason.exitStatus)])
     }
 
-    /// Lost, without --reconnect: stop and exit 1.
+    /// Lost, without --reconnect: let the devices go (bounded), finalize, exit 1.
     static func lostAndExit(_ what: String) -> Expected {
-        .to(.stopped(.deviceLost(what)), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)])
+        .to(.stopped(.deviceLost(what)), [.releaseDevices, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)])
     }
 
-    /// Lost, with --reconnect: stop, say so, watch for the same route.
+    /// Lost, with --reconnect: let the devices go (bounded), say so, watch for the same route.
     static func lostAndWait(_ what: String, micLive: Bool) -> Expected {
         .to(.waitingForDevice(lost: what, micLive: micLive),
-            [.stopAudio, .allNotesOff, .finalizeRecording, .tell("does not switch to another output"), .watchForDevice(Fixture.route)])
+            [.releaseDevices, .allNotesOff, .finalizeRecording, .tell("does not switch to another output"), .watchForDevice(Fixture.route)])
+    }
+
+    /// No first period, a restart left: restart the streams on the same route, saying which of how many.
+    static func restartStreams(micLive: Bool, _ said: String = "no audio period in 1.0 s from busker_in; restarting the streams (3 of 3)") -> Expected {
+        .to(.recovering(micLive: micLive), [.allNotesOff, .tell(said), .restartStreams(Fixture.route)])
     }
 
     /// Ctrl-Z while audio may run.

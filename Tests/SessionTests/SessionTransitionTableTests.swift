@@ -40,6 +40,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: true), [.tell("600 ms")]),
             .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
             .stallEnded: .nothing,
+            Fixture.firstPeriodWait: .to(.interrupted(.stalled, micLive: true), []),
+            Fixture.firstPeriodRestart: .restartStreams(micLive: true),
+            Fixture.firstPeriodGiveUp: .lostAndExit(Fixture.firstPeriodLossText),
             .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.starting, [.tell("appeared")]),
@@ -71,6 +74,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: m), [.tell("no audio period for 600 ms")]),
             .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
             .stallEnded: .nothing,
+            Fixture.firstPeriodWait: .to(.interrupted(.stalled, micLive: m), []),
+            Fixture.firstPeriodRestart: .restartStreams(micLive: m),
+            Fixture.firstPeriodGiveUp: .lostAndExit(Fixture.firstPeriodLossText),
             .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.running(micLive: m), [.tell("a device appeared: busker_out")]),
@@ -104,6 +110,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .stalled(milliseconds: 600): .to(.interrupted(.stalled, micLive: true), [.tell("600 ms")]),
             .stalled(milliseconds: 1000): .lostAndExit(Fixture.stallLossText),
             .stallEnded: .nothing,
+            Fixture.firstPeriodWait: .to(.interrupted(.stalled, micLive: true), []),
+            Fixture.firstPeriodRestart: .restartStreams(micLive: true),
+            Fixture.firstPeriodGiveUp: .lostAndExit(Fixture.firstPeriodLossText),
             .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(.recovering(micLive: true), [.tell("appeared")]),
@@ -137,6 +146,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .stalled(milliseconds: 600): .nothing,
             .stalled(milliseconds: 1000): .nothing,
             .stallEnded: .nothing,
+            Fixture.firstPeriodWait: .nothing,
+            Fixture.firstPeriodRestart: .nothing,
+            Fixture.firstPeriodGiveUp: .nothing,
             .deviceLost(Fixture.lostText): .lostAndExit(Fixture.lostText),
             .driverError("Input/output error"): .ended(.error("Input/output error")),
             .deviceAppeared("busker_out"): .to(same, [.tell("a device appeared: busker_out")]),
@@ -158,6 +170,9 @@ final class SessionTransitionTableTests: XCTestCase {
             t[.suspended] = .to(.interrupted(.suspended, micLive: true), [.stopAudio, .allNotesOff, .tell("suspended")])
             t[.stalled(milliseconds: 1000)] = .lostAndExit(Fixture.stallLossText)
             t[.stallEnded] = .to(.running(micLive: true), [.tell("arrive again")])
+            // Still no first period: restart the streams while restarts are left, else the device is lost.
+            t[Fixture.firstPeriodRestart] = .restartStreams(micLive: true)
+            t[Fixture.firstPeriodGiveUp] = .lostAndExit(Fixture.firstPeriodLossText)
         case .processStopped:
             t[.signal(.terminalStop)] = .to(same, [.restoreTerminal, .suspendProcess])
             t[.signal(.continue)] = .to(same, [.reenterTerminal, .tell("audio stays off until you press space")])
@@ -239,7 +254,7 @@ final class SessionTransitionTableTests: XCTestCase {
                 pairs += 1
             }
         }
-        XCTAssertEqual(pairs, 15 * 26)
+        XCTAssertEqual(pairs, 15 * 29)
     }
 
     // MARK: --auto-resume --reconnect
@@ -248,32 +263,38 @@ final class SessionTransitionTableTests: XCTestCase {
     private func permissiveChanges() -> [SessionState: Table] {
         let lostWait = Expected.lostAndWait(Fixture.lostText, micLive: true)
         let stallWait = Expected.lostAndWait(Fixture.stallLossText, micLive: true)
+        let firstPeriodWait = Expected.lostAndWait(Fixture.firstPeriodLossText, micLive: true)
         let resume = Expected.to(.recovering(micLive: true), [.allNotesOff, .tell("--auto-resume"), .resumeAudio(route)])
         return [
             .starting: [
                 .suspended: resume,
                 .stalled(milliseconds: 1000): stallWait,
+                Fixture.firstPeriodGiveUp: firstPeriodWait,
                 .deviceLost(Fixture.lostText): lostWait,
             ],
             .running(micLive: true): [
                 .suspended: resume,
                 .stalled(milliseconds: 1000): stallWait,
+                Fixture.firstPeriodGiveUp: firstPeriodWait,
                 .deviceLost(Fixture.lostText): lostWait,
             ],
             // A muted mic is not brought back by itself; a lost device is still waited for.
             .running(micLive: false): [
                 .stalled(milliseconds: 1000): .lostAndWait(Fixture.stallLossText, micLive: false),
+                Fixture.firstPeriodGiveUp: .lostAndWait(Fixture.firstPeriodLossText, micLive: false),
                 .deviceLost(Fixture.lostText): .lostAndWait(Fixture.lostText, micLive: false),
             ],
             .recovering(micLive: true): [
                 .startFailed(Fixture.missing): .lostAndWait(Fixture.missing.message, micLive: true),
                 .stalled(milliseconds: 1000): stallWait,
+                Fixture.firstPeriodGiveUp: firstPeriodWait,
                 .deviceLost(Fixture.lostText): lostWait,
             ],
             .interrupted(.suspended, micLive: true): [.deviceLost(Fixture.lostText): lostWait],
             .interrupted(.stalled, micLive: true): [
                 .suspended: resume,
                 .stalled(milliseconds: 1000): stallWait,
+                Fixture.firstPeriodGiveUp: firstPeriodWait,
                 .deviceLost(Fixture.lostText): lostWait,
             ],
             .interrupted(.processStopped, micLive: true): [
