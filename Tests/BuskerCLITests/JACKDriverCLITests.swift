@@ -51,16 +51,17 @@ final class JACKDriverCLITests: XCTestCase {
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("busker live: driver jack (--driver)"), out.text)
         XCTAssertTrue(out.text.contains("jack client 'busker' on server '\(card.serverName)': 48000 Hz, 64 frames per cycle"), out.text)
-        // The limiter's 1 ms look-ahead is Busker's own latency: 48 frames, in the latency line and on its ports.
-        XCTAssertTrue(out.text.contains(" + 48 Busker + "), out.text)
+        // The limiter's 1 ms look-ahead and its true peak's 12 frames are Busker's own latency:
+        // 60 frames, in the latency line and on its ports.
+        XCTAssertTrue(out.text.contains(" + 60 Busker + "), out.text)
         // The server publishes port latencies in a pass of its own after the ports connect: ask until it has.
         var published = ""
         for _ in 0..<50 {
             published = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName, "-l", "busker:out_L"]).stdout
-            if published.contains("port capture latency = [ 112 112 ] frames") { break }
+            if published.contains("port capture latency = [ 124 124 ] frames") { break }
             usleep(100_000)
         }
-        XCTAssertTrue(published.contains("port capture latency = [ 112 112 ] frames"), "busker:out_L's capture latency: 64 (system:capture_1) + 48: \(published)")
+        XCTAssertTrue(published.contains("port capture latency = [ 124 124 ] frames"), "busker:out_L's capture latency: 64 (system:capture_1) + 60: \(published)")
         guard process.isRunning else { return XCTFail("busker live ended before the kill") }
         let runningSeen = Date()
         usleep(1_200_000)

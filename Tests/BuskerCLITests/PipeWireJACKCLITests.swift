@@ -67,8 +67,9 @@ final class PipeWireJACKCLITests: XCTestCase {
     /// On PipeWire as on jackd: `--connect auto` patches out_L and out_R to the
     /// first physical playback ports (the null sink's), and the round trip
     /// from jack_iodelay through Busker (the guard on, the limiter without
-    /// look-ahead) and back is one quantum: a loop between two clients closes
-    /// through the next cycle, and Busker buffers nothing of its own. (PipeWire
+    /// look-ahead) and back is one quantum and the limiter's 12 frames of true
+    /// peak: a loop between two clients closes through the next cycle, and
+    /// Busker buffers nothing else of its own. (PipeWire
     /// closes jack_iodelay's loop on itself within the cycle, 0 frames, so it
     /// is no reference here, unlike jackd's 64.)
     func testConnectAutoAndTheRoundTripIsOneQuantum() throws {
@@ -78,11 +79,11 @@ final class PipeWireJACKCLITests: XCTestCase {
         XCTAssertTrue(busker.out.text.contains("out_L → dummy_sink:playback_FL, out_R → dummy_sink:playback_FR"), busker.out.text)
         let through = try iodelayRoundTrip(patch: [("jack_delay:out", "busker:in_1"), ("busker:out_L", "jack_delay:in")])
         print(String(format: "PipeWire at 64/48000: jack_iodelay round trip through busker live %.3f frames", through))
-        XCTAssertEqual(through, 64, accuracy: 0.5, "one quantum, nothing of Busker's own")
+        XCTAssertEqual(through, 64 + 12, accuracy: 0.5, "one quantum and the limiter's true peak, nothing else of Busker's own")
     }
 
     /// Busker runs on PipeWire's JACK API at the quantum asked for, its own
-    /// latency (the limiter's 1 ms look-ahead: 48 frames) published where
+    /// latency (the limiter's 1 ms look-ahead and 12 frames of true peak: 60) published where
     /// another client reads it; PipeWire killed (it tells its JACK clients
     /// nothing), the stall watch calls it lost: exit status 1 within 2 s, a
     /// last line saying so, the take a valid WAV.
@@ -93,15 +94,15 @@ final class PipeWireJACKCLITests: XCTestCase {
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running"), "busker live did not start on PipeWire: \(out.text) \(err.text)")
         XCTAssertTrue(out.text.contains("48000 Hz, 64 frames per cycle"), out.text)
-        XCTAssertTrue(out.text.contains(" + 48 Busker + "), out.text)
+        XCTAssertTrue(out.text.contains(" + 60 Busker + "), out.text)
         // PipeWire publishes port latencies a moment after the client activates.
         var published = ""
         for _ in 0..<20 {
             published = try runProgram("/usr/bin/pw-jack", ["jack_lsp", "-l", "busker:out_L"], environment: environment).stdout
-            if published.contains("port capture latency = [ 48 48 ] frames") { break }
+            if published.contains("port capture latency = [ 60 60 ] frames") { break }
             usleep(100_000)
         }
-        XCTAssertTrue(published.contains("port capture latency = [ 48 48 ] frames"), published)
+        XCTAssertTrue(published.contains("port capture latency = [ 60 60 ] frames"), published)
         usleep(500_000)
 
         let killed = Date()

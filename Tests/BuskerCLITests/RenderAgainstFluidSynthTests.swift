@@ -196,3 +196,43 @@ final class RenderAgainstFluidSynthTests: XCTestCase {
         XCTAssertLessThanOrEqual(p90, 6)
     }
 }
+
+// MARK: True peak at full volume
+
+extension RenderAgainstFluidSynthTests {
+    /// Every channel at full volume and expression, velocity 127: chords on
+    /// fifteen GM instruments and the drums, rendered with `--volume 1`, as
+    /// loud as a song can ask. `busker analyze` (libebur128's true-peak meter)
+    /// reads the render's true peak at most −1.0 dBTP: the output limiter
+    /// holds true peaks, not only samples.
+    func testAFullVolumeRenderStaysUnderMinusOneDBTP() throws {
+        var song = GMTestSong()
+        let programs: [UInt8] = [0, 4, 16, 19, 24, 29, 30, 33, 40, 48, 56, 61, 65, 73, 80]
+        for (index, program) in programs.enumerated() {
+            let channel = UInt8(index < 9 ? index : index + 1)  // channel 10 is the drums'
+            song.program(0, channel: channel, program)
+            song.control(0, channel: channel, 7, 127)
+            song.control(0, channel: channel, 11, 127)
+            for beat in 0..<8 {
+                for note: UInt8 in [36, 48, 55, 60, 64, 67, 72, 79] {
+                    song.note(0.1 + Double(beat) * 0.5, channel: channel, note &+ UInt8(index % 3), velocity: 127, length: 0.45)
+                }
+            }
+        }
+        song.control(0, channel: 9, 7, 127)
+        for beat in 0..<16 {
+            for drum: UInt8 in [35, 38, 42, 49] { song.note(0.1 + Double(beat) * 0.25, channel: 9, drum, velocity: 127, length: 0.1) }
+        }
+        let file = path("full.mid")
+        try song.write(to: file, endSeconds: 5)
+        let (_, run) = try renderBusker(file, "full.wav", font: fluidR3, ["--volume", "1"])
+        let analysis = try runBusker(["analyze", path("full.wav")])
+        XCTAssertEqual(analysis.status, 0, analysis.stderr)
+        print(run.stdout + analysis.stdout)
+        let words = analysis.stdout.split(separator: " ")
+        let index = try XCTUnwrap(words.firstIndex { $0.hasPrefix("dBTP") }, analysis.stdout)
+        let truePeak = try XCTUnwrap(Double(words[index - 1]), analysis.stdout)
+        XCTAssertLessThanOrEqual(truePeak, -1.0, analysis.stdout)
+        XCTAssertGreaterThan(truePeak, -3.0, "the song is loud enough to reach the limiter: \(analysis.stdout)")
+    }
+}
