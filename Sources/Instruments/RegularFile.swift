@@ -8,10 +8,10 @@ import Glibc
 /// for a kit, a SoundFont or a preset is forever.
 ///
 /// - Realtime: unsafe (a system call). Control or loader thread.
-enum RegularFile {
+public enum RegularFile {
     /// Why `path` is not a file to read ("is a FIFO, not a file"), or nil for
     /// a regular file and for a path that does not exist (opening it then says so).
-    static func problem(_ path: String) -> String? {
+    public static func problem(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG else { return nil }
         return "is \(kind(st.st_mode)), not a file"

@@ -1,4 +1,5 @@
 import Foundation
+import Instruments
 
 /// The files `busker play` and `busker render` take as arguments, in any
 /// order, told apart by their content as fluidsynth does: a SoundFont starts
@@ -23,9 +24,12 @@ public struct PositionalFiles: Equatable {
     /// Sorts `paths` into a song and a SoundFont.
     /// - Parameter soundFontOption: `--soundfont`'s value, if given: a SoundFont argument as well is a usage error.
     /// - Throws: `CommandLineError.usage` for two songs, or two SoundFonts; when
-    ///   one of the two is neither by its content, the message says what it is.
+    ///   one of the two is neither by its content, the message says what it is;
+    ///   for a path that is a FIFO, a directory or a device.
     public init(_ paths: [String], soundFontOption: String?) throws {
         for path in paths {
+            // A FIFO or a device would block the first read for ever.
+            if let problem = RegularFile.problem(path) { throw CommandLineError.usage("'\(path)' \(problem)") }
             switch Self.kind(of: path) {
             case .song:
                 if let song {

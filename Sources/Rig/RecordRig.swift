@@ -92,7 +92,8 @@ public enum RecordRig {
             runner.close()
             throw CommandLineError.runtime(error.description)
         }
-        runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
+        // A close left running on its thread may not have stopped the audio: then the tap is waited for.
+        runner.finalizeRecording = { [unowned runner] in recorder.stop(audioHasStopped: runner.closesLeftRunning == 0) }
         print("busker record: \((driver as? DuplexDriver)?.granted.description ?? driver.summary); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
         if verbose {

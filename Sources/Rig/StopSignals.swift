@@ -19,7 +19,9 @@ public enum StopSignals {
     public static let resume = Atomic<Bool>(false)
 
     /// Installs the handlers for SIGINT, SIGTERM and SIGHUP (a closed
-    /// terminal or ssh session), which only set the flags.
+    /// terminal or ssh session), which only set the flags. A SIGHUP the
+    /// process was started ignoring (`nohup busker …`) stays ignored: a take
+    /// run under nohup goes on after the user logs out.
     /// - Parameter jobControl: also catch SIGTSTP and SIGCONT (the sessions,
     ///   which must interrupt audio and restore the terminal before stopping);
     ///   without it Ctrl-Z keeps its default action.
@@ -29,7 +31,11 @@ public enum StopSignals {
     public static func install(jobControl: Bool = false) {
         signal(SIGINT) { _ in StopSignals.interrupt.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in StopSignals.terminate.store(true, ordering: .relaxed) }
-        signal(SIGHUP) { _ in StopSignals.hangup.store(true, ordering: .relaxed) }
+        let previous = signal(SIGHUP, SIG_IGN)
+        let wasIgnored = previous.map { unsafeBitCast($0, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) } ?? false
+        if !wasIgnored {
+            signal(SIGHUP) { _ in StopSignals.hangup.store(true, ordering: .relaxed) }
+        }
         if jobControl {
             signal(SIGTSTP) { _ in StopSignals.terminalStop.store(true, ordering: .relaxed) }
             signal(SIGCONT) { _ in StopSignals.resume.store(true, ordering: .relaxed) }

@@ -19,6 +19,9 @@ public final class TakeControl {
     /// The take in progress: the master and its stems.
     private var take: TakeGroup?
     public var recorder: Recorder? { take?.master }
+    /// The engine's silenced-block count at the last poll, and whose output it was.
+    private var silencedSeen = 0
+    private var silencedFrom = ""
     /// Stems: taps elsewhere in the graph (the dry mic), each recorded next to
     /// the take as `TAKE-NAME.wav`, started and stopped with it.
     public typealias Stem = (name: String, tap: RecordingTap)
@@ -152,8 +155,10 @@ public final class TakeControl {
         for recorder in take.recorders { recorder.followXruns(total: xruns) }
         if let engine {
             let total = engine.silencedBlockCount
-            let from = total > 0 ? engine.silencedAudio().nodes.map(\.name).joined(separator: ", ") : ""
-            take.master.followSilencedBlocks(total: total, from: from)
+            // The names are looked up only when the count moved.
+            if total != silencedSeen { silencedFrom = engine.silencedAudio().nodes.map(\.name).joined(separator: ", ") }
+            silencedSeen = total
+            take.master.followSilencedBlocks(total: total, from: silencedFrom)
         }
         guard let failed = take.failed else { return nil }
         let isStem = failed !== take.master

@@ -32,6 +32,8 @@ public final class SessionRunner {
     /// The driver was handed to `release(withinMilliseconds:)`: it is
     /// closed, or closing on a thread of its own, and is not touched again.
     private var driverLetGo = false
+    /// The driver as it was when let go: what the screens show until a new one is opened.
+    private var readoutAtLetGo: DriverReadout?
     /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
     /// (left to a detached thread; a dead sound server's library waiting on it).
     public private(set) var closesLeftRunning = 0
@@ -81,6 +83,10 @@ public final class SessionRunner {
 
     public var isOver: Bool { state.isFinal }
     public var xruns: Int { xrunsOfClosedDrivers + (driverClosed ? 0 : driver.xrunCount) }
+
+    /// The route, format, latency and summary the screens show: the driver's
+    /// own while the session holds it, as they were when it was let go after.
+    public var driverReadout: DriverReadout { readoutAtLetGo ?? DriverReadout(of: driver) }
 
     /// Whether the driver is closed or let go (closing on its own thread).
     private var driverClosed: Bool { driverLetGo || driver.isClosed }
@@ -242,6 +248,7 @@ public final class SessionRunner {
                 }
                 driver = reopened
                 driverLetGo = false
+                readoutAtLetGo = nil
                 watcher?.watchedRoute = nil
             } catch {
                 return send(.startFailed(startFailure(error)))
@@ -295,6 +302,7 @@ public final class SessionRunner {
     private func closeDriver() -> Bool {
         guard !driverClosed else { return true }
         xrunsOfClosedDrivers += driver.xrunCount
+        readoutAtLetGo = DriverReadout(of: driver)
         driverLetGo = true
         guard driver.release(withinMilliseconds: machine.policy.releaseMilliseconds) else {
             closesLeftRunning += 1

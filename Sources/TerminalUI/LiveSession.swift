@@ -265,8 +265,10 @@ public final class LiveSession {
     public func status() -> LiveStatus {
         let outMeter = chain.outputMeter
         let state = runner.statusText
-        let format = driver.format, route = driver.route
-        let roundTrip = Double(driver.latencyFrames) * 1000 / Double(format.sampleRate)
+        // Never the driver itself: once let go it may be closing on another thread.
+        let readout = runner.driverReadout
+        let format = readout.format, route = readout.route
+        let roundTrip = Double(readout.latencyFrames) * 1000 / Double(format.sampleRate)
         let strips = zip(chain.strips, settings.strips).enumerated().map { index, pair in
             let (strip, values) = pair
             var activity: [String] = []
@@ -284,14 +286,14 @@ public final class LiveSession {
             limiterReductionDB: chain.limiter.gainReductionDB,
             howl: chain.howlGuard.status(),
             xruns: runner.xruns, state: state, notice: runner.notices.last, hint: runner.state.hint,
-            latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(driver.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms"
-                + (driver.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
+            latency: "\(format.sampleRate) Hz · period \(format.periodFrames) · round trip \(readout.latencyFrames) frames = \(String(format: "%.1f", roundTrip)) ms"
+                + (readout.clockCorrection.map { " · \($0.compactDescription)" } ?? ""),
             devices: "\(route.input ?? "no capture") → \(route.output)",
             seconds: Date().timeIntervalSince(started), recording: takes?.indicator,
             bottomLine: namePrompt?.line)
         status.message = message.map { TerminalText.escaped($0) }
-        status.midi = remoteControlLine
-        status.clockCorrection = driver.clockCorrection
+        status.midi = remoteControlLine.map { TerminalText.escaped($0) }
+        status.clockCorrection = readout.clockCorrection
         status.shortTermLUFS = loudness.shortTermLUFS
         status.dspLoad = load.update()
         status.learning = midi?.learn.isActive ?? false

@@ -51,8 +51,8 @@ enum LiveCommand {
                              keeps time itself, as a JACK or pipewire PCM does, at more risk of xruns)
       -r, --rate HZ          sample rate, 8000…192000 (default 48000)
       --no-tui               no screen: a status line every second; stops on SIGINT/SIGTERM/SIGHUP
-      --limiter-lookahead MS the output limiter's look-ahead (= its latency), 0…5 ms
-                             (default 0 on devices: no added delay; 1 for files)
+      --limiter-lookahead MS the output limiter's look-ahead (its latency, with 12 frames
+                             for its true peak), 0…5 ms (default 0 on devices; 1 for files)
 
     \(RecordingRequest.sessionHelp)
     \(RecordingRequest.stemsHelp)

@@ -139,3 +139,19 @@ func assertOneLineError(_ r: BuskerRun, status: Int32, mentioning text: String, 
     XCTAssertTrue(r.stderr.contains(text), "'\(r.stderr)' should mention '\(text)'", file: file, line: line)
     XCTAssertTrue(r.stderr.hasPrefix("busker: "), file: file, line: line)
 }
+
+/// A 1 MB tmpfs at `folder/disk`, a disk that fills; skips the test when
+/// mounting is refused (not root). `unmount(_:)` takes it away.
+func mountSmallDisk(in folder: String) throws -> String {
+    let disk = folder + "/disk"
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    let r = try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
+    if r.status != 0 {
+        throw XCTSkip("a full disk needs a small tmpfs, and mount refused it: \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
+    return disk
+}
+
+func unmount(_ disk: String) {
+    _ = try? runProgram("/bin/umount", [disk])
+}

@@ -180,6 +180,12 @@ final class HostileInputCLITests: XCTestCase {
         let font = makeFIFO("pipes/font.sf2")
         assertOneLineError(try run(["render", drums, "-o", path("d.wav"), "--soundfont", font, "--no-progress"]),
                            status: 1, mentioning: "font.sf2: cannot read it: is a FIFO, not a file")
+        // A song or a SoundFont given in place (their kind is read from their first bytes).
+        assertOneLineError(try run(["render", drums, font, "-o", path("e.wav"), "--no-progress"]),
+                           status: 2, mentioning: "font.sf2' is a FIFO, not a file")
+        let songPipe = makeFIFO("pipes/song.mid")
+        assertOneLineError(try run(["render", songPipe, "-o", path("f.wav"), "--no-progress"]),
+                           status: 2, mentioning: "song.mid' is a FIFO, not a file")
 
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = path("config")

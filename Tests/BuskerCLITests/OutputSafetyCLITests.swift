@@ -221,7 +221,7 @@ final class OutputSafetyCLITests: XCTestCase {
     /// byte-identical, no temporary left.
     private func assertAFullDiskKeepsTheOldFile(named name: String, arguments: (String) -> [String],
                                                 file: StaticString = #filePath, line: UInt = #line) throws {
-        let disk = try mountSmallDisk()
+        let disk = try mountSmallDisk(in: folder)
         defer { unmount(disk) }
         let old = try writeOldFile("disk/" + name, seconds: 4)
         let before = try Data(contentsOf: URL(fileURLWithPath: old))
@@ -230,20 +230,5 @@ final class OutputSafetyCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.hasSuffix("; \(old) was left as it was\n"), r.stderr, file: file, line: line)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: old)), before, file: file, line: line)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), [name], "no temporary left", file: file, line: line)
-    }
-
-    /// A 1 MB tmpfs at `folder/disk`; skips the test when mounting is refused (not root).
-    private func mountSmallDisk() throws -> String {
-        let disk = folder + "/disk"
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        let r = try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
-        if r.status != 0 {
-            throw XCTSkip("a full disk needs a small tmpfs, and mount refused it: \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
-        return disk
-    }
-
-    private func unmount(_ disk: String) {
-        _ = try? runProgram("/bin/umount", [disk])
     }
 }

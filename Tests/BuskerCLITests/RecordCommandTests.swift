@@ -229,9 +229,9 @@ final class RecordCommandTests: XCTestCase {
         print("kill -9 after \(recorded) frames reported: the header said \(afterKill) frames; repaired: \(repaired) frames")
     }
 
-    /// An offline take stopped by a file-size limit (as a full disk would stop
-    /// it) says what was kept, and for FLAC that its end may not decode: only
-    /// WAV takes are crash-safe. The same take as WAV makes no such claim.
+    /// An offline take stopped by a full disk (a 1 MB tmpfs) says what was
+    /// kept, and for FLAC that its end may not decode: only WAV takes are
+    /// crash-safe. The same take as WAV makes no such claim.
     func testAFullTakeSaysWhetherItsEndDecodes() throws {
         let input = folder + "/voice.wav"
         let frames = 48_000 * 20
@@ -242,12 +242,15 @@ final class RecordCommandTests: XCTestCase {
             return 0.3 * Float(Int32(bitPattern: seed)) / Float(Int32.max)
         })
         try writer.close()
+        let disk = try mountSmallDisk(in: folder)
+        defer { unmount(disk) }
         for (name, encoded) in [("full.flac", true), ("full.wav", false)] {
-            let take = folder + "/" + name
-            let r = try runProgram("/bin/bash", ["-c", "ulimit -f 200; exec \"$0\" \"$@\"", buskerPath,
-                                                 "record", take, "--input", "file:\(input)"])
+            let take = disk + "/" + name
+            let r = try runBusker(["record", take, "--input", "file:\(input)"])
             assertOneLineError(r, status: 1, mentioning: "s kept in \(take)")
             XCTAssertEqual(r.stderr.contains("its last frames may not decode"), encoded, r.stderr)
+            try FileManager.default.removeItem(atPath: take)
+            try? FileManager.default.removeItem(atPath: take + ".log")
         }
     }
 

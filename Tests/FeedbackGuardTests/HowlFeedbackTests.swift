@@ -1,4 +1,5 @@
 import Benchmarks
+import DSP
 import Engine
 import FeedbackGuard
 import Rig
@@ -45,7 +46,11 @@ final class HowlFeedbackTests: XCTestCase {
     }
 
     func testAHowlIsCaughtWithinAQuarterSecondAndHeldWhileTheBareChainGrowsToTheCeiling() throws {
-        let path = FeedbackPath.resonant(sampleRate: rate)
+        // A 6 ms loop in all, the path's delay and the chain's own latency (1 ms look-ahead and
+        // the limiter's true peak): its comb has a peak on the resonance, as a real howl's does,
+        // so the loop gain at the howl is the +3 dB asked for.
+        let chainLatency = 48 + LimiterNode.truePeakDelayFrames
+        let path = FeedbackPath.resonant(sampleRate: rate, delayMilliseconds: Double(288 - chainLatency) * 1000 / rate)
         let onset = Int(rate)
         // 10 dB under the bare chain's limit for a second, then 3 dB over it (it howls from +1 dB on).
         let gain: (Int) -> Float? = { $0 < onset ? -10 : 3 }
