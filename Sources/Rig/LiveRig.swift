@@ -143,8 +143,9 @@ public final class LiveRig {
         if let notice = runner.driver.realtimeNotice { print("busker live: \(notice)") }
         if let path = takes.recorder?.path { print("busker live: recording to \(path)") }
         // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
-        // A close left running on its thread may not have stopped the audio: then the tap is waited for.
-        runner.finalizeRecording = { [unowned runner] in takes.stop(audioHasStopped: runner.closesLeftRunning == 0) }
+        // A close left running on its thread holds its render thread in the dead library, if
+        // anywhere: the tap is disarmed and not waited for, or the exit would miss its 2 s.
+        runner.finalizeRecording = { takes.stop(audioHasStopped: true) }
     }
 
     /// Closes the devices and the take, prints every take's summary and the

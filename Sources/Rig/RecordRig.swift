@@ -92,8 +92,9 @@ public enum RecordRig {
             runner.close()
             throw CommandLineError.runtime(error.description)
         }
-        // A close left running on its thread may not have stopped the audio: then the tap is waited for.
-        runner.finalizeRecording = { [unowned runner] in recorder.stop(audioHasStopped: runner.closesLeftRunning == 0) }
+        // A close left running on its thread holds its render thread in the dead library, if
+        // anywhere: the tap is disarmed and not waited for, or the exit would miss its 2 s.
+        runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
         print("busker record: \((driver as? DuplexDriver)?.granted.description ?? driver.summary); recording \(captureChannels) channel(s) to \(path)")
         if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
         if verbose {

@@ -238,6 +238,12 @@ public final class SessionRunner {
     /// format changed, and starts.
     private func startAudio() {
         if driverClosed {
+            // A close left running may not have stopped its render thread: never a second
+            // one on the engine. (It never returned: its library waits on a dead server.)
+            guard closesLeftRunning == 0 else {
+                return send(.startFailed(StartFailure(kind: .missing, device: machine.route.output,
+                                                      message: "the last close of \(machine.route) never returned; start busker again")))
+            }
             do {
                 let reopened = try reopen()
                 // The route comes from the launch options; check it anyway.

@@ -140,8 +140,11 @@ final class OutputSafetyCLITests: XCTestCase {
     /// and still writes its file.
     func testAClosedOutputPipeDoesNotKillARender() throws {
         // The setup breaks the pipe: a program that keeps SIGPIPE's default action dies of it.
+        // SIGPIPE back to its default first: a test process that ignores it (as busker's own code,
+        // run in-process by other tests, makes it) would pass that on to every child.
         let yes = Process()
-        yes.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
+        yes.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        yes.arguments = ["-c", "import os, signal; signal.signal(signal.SIGPIPE, signal.SIG_DFL); os.execv('/usr/bin/yes', ['yes'])"]
         let yesOut = Pipe()
         yes.standardOutput = yesOut
         try yes.run()
@@ -152,9 +155,11 @@ final class OutputSafetyCLITests: XCTestCase {
 
         let input = try writeSine("piped.wav", seconds: 1)
         let output = folder + "/piped-out.wav"
+        // Busker starts with SIGPIPE's default action too: it must ignore it itself.
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: buskerPath)
-        process.arguments = ["live", "--input", "file:" + input, "--output", "file:" + output, "-v"]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, signal, sys; signal.signal(signal.SIGPIPE, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+                             buskerPath, "live", "--input", "file:" + input, "--output", "file:" + output, "-v"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
