@@ -29,6 +29,9 @@ public final class PlaySession {
     public let load: RenderLoadMeter
     /// What the session said to the last key (why it could do nothing here), on the message line until the next key.
     public private(set) var message: String?
+    /// Esc was pressed once while a take runs: a second Esc quits, any other key stays.
+    public private(set) var quitAsked = false
+    public static let quitQuestion = "a take is running: Esc again to quit, any other key to stay"
     /// What space says with no song.
     public static let noSongMessage = "no song: busker play SONG.mid"
     /// Notes and pads struck recently, with when they were last seen, so a
@@ -119,6 +122,8 @@ public final class PlaySession {
     /// (`ComputerKeyboard.play`); every other key acts on its press.
     public func handle(_ event: KeyEvent, at now: Double) -> Bool {
         if keyReleases, let messages = keyboard.play(event, at: now) {
+            // A note played is "any other key" too: Esc's question is off.
+            if event.action != .release { quitAsked = false }
             send(messages)
             return true
         }
@@ -130,8 +135,18 @@ public final class PlaySession {
     /// pause), Enter rewinds it; a key that can do nothing here says why on the message line.
     public func handle(_ key: Key, at now: Double) -> Bool {
         message = nil
+        // Quitting ends a take: while one runs, Esc asks once, and only a second Esc quits.
+        let asked = quitAsked
+        quitAsked = false
+        if asked && key != .escape { return true }
         switch key {
-        case .escape: return false
+        case .escape:
+            if takes?.isRecording == true && !asked {
+                quitAsked = true
+                message = Self.quitQuestion
+                return true
+            }
+            return false
         case .character("\u{12}"): takes?.toggle()  // Ctrl-R
         case .up: setVolume(settings.volume + 0.05)
         case .down: setVolume(settings.volume - 0.05)

@@ -32,8 +32,11 @@ final class PlayKeyboardTerminalTests: XCTestCase {
         usleep(500_000)
         try tmux.sendKey("z")
         usleep(1_500_000)
+        // A take is running: Esc asks once, a second Esc quits.
         try tmux.sendKey("Escape")
-        XCTAssertTrue(tmux.waitForLine { $0.contains("busker play:") }, "busker play did not quit on Esc")
+        XCTAssertTrue(tmux.waitForLine { $0.contains("Esc again to quit") }, "busker play did not ask before ending the take")
+        try tmux.sendKey("Escape")
+        XCTAssertTrue(tmux.waitForLine { $0.contains("busker play:") }, "busker play did not quit on the second Esc")
 
         let file = try StandardMIDIFile(contentsOfFile: folder + "/take.mid", mode: .strict)
         var notes: [(on: Bool, note: UInt8, seconds: Double)] = []
