@@ -75,18 +75,10 @@ final class DeviceEventTests: XCTestCase {
     func testAHangingCloseAfterTheServerDiedDoesNotHoldTheExit() throws {
         let rig = try HangingCloseRig(name: "busker-hang-close")
         defer { rig.remove() }
-        let jackPID = try jackServerPID(of: rig.card)
-        let (process, out, err) = try launchBusker(["live", "--no-tui", "--input", "busker_in", "--output", "busker_out",
-                                                    "--period", "64", "--record=\(rig.takePath)"], environment: rig.environment)
+        let run = try startLiveThenKillTheServer(rig, ["--period", "64", "--record=\(rig.takePath)"])
+        let (process, out, err, runningSeen, killed) = (run.process, run.out, run.err, run.runningSeen, run.killed)
         defer { if process.isRunning { process.terminate() } }
-        XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
-        guard process.isRunning else { return XCTFail("busker live ended before the kill") }
-        let runningSeen = Date()
-        usleep(1_200_000)
-        XCTAssertTrue(rig.arm())
-        let killed = Date()
-        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
-        defer { _ = try? restartJACKServer(of: rig.card, killed: jackPID) }
+        defer { _ = try? restartJACKServer(of: rig.card, killed: run.jackPID) }
         XCTAssertTrue(waitUntil({ !process.isRunning }), "busker live still runs 10 s after the JACK server was killed (hang)")
         let stopDelay = Date().timeIntervalSince(killed)
         guard !process.isRunning else { return }
@@ -110,18 +102,11 @@ final class DeviceEventTests: XCTestCase {
     func testReconnectWaitsAndQuitsPromptlyWhileACloseHangs() throws {
         let rig = try HangingCloseRig(name: "busker-hang-rc")
         defer { rig.remove() }
-        let jackPID = try jackServerPID(of: rig.card)
         let takePath = rig.takePath
-        let (process, out, err) = try launchBusker(["live", "--no-tui", "--reconnect", "--input", "busker_in", "--output", "busker_out",
-                                                    "--record=\(takePath)"], environment: rig.environment)
+        let run = try startLiveThenKillTheServer(rig, ["--reconnect", "--record=\(takePath)"])
+        let (process, out, err, runningSeen, killed) = (run.process, run.out, run.err, run.runningSeen, run.killed)
         defer { if process.isRunning { process.terminate() } }
-        XCTAssertTrue(out.waitFor("] running"), "did not start: \(out.text) \(err.text)")
-        let runningSeen = Date()
-        usleep(1_200_000)
-        XCTAssertTrue(rig.arm())
-        let killed = Date()
-        XCTAssertEqual(kill(jackPID, SIGKILL), 0)
-        defer { _ = try? restartJACKServer(of: rig.card, killed: jackPID) }
+        defer { _ = try? restartJACKServer(of: rig.card, killed: run.jackPID) }
         XCTAssertTrue(out.waitFor("waiting for busker_in → busker_out (--reconnect)", timeout: 10), out.text)
         let waiting = Date().timeIntervalSince(killed)
         XCTAssertTrue(rig.hangReached, "the shim's hang was never reached")
@@ -392,6 +377,24 @@ final class DeviceEventTests: XCTestCase {
 /// `snd_pcm_drop` and `snd_pcm_close` (an LD_PRELOAD shim) sleep 6 s once
 /// `arm()` has been called: what a plugin PCM waiting on its dead server
 /// does at its worst.
+/// Starts `busker live --no-tui` on the rig's card with `arguments`, lets it
+/// run 1.2 s, arms the hang and kills the JACK server. The caller stops the
+/// process and starts the server again (`restartJACKServer`).
+private func startLiveThenKillTheServer(_ rig: HangingCloseRig, _ arguments: [String]) throws
+    -> (process: Process, out: OutputCollector, err: OutputCollector, runningSeen: Date, killed: Date, jackPID: Int32) {
+    let jackPID = try jackServerPID(of: rig.card)
+    let (process, out, err) = try launchBusker(["live", "--no-tui", "--input", "busker_in", "--output", "busker_out"] + arguments,
+                                               environment: rig.environment)
+    XCTAssertTrue(out.waitFor("] running"), "busker live did not start: \(out.text) \(err.text)")
+    XCTAssertTrue(process.isRunning, "busker live ended before the kill")
+    let runningSeen = Date()
+    usleep(1_200_000)
+    XCTAssertTrue(rig.arm())
+    let killed = Date()
+    XCTAssertEqual(kill(jackPID, SIGKILL), 0)
+    return (process, out, err, runningSeen, killed, jackPID)
+}
+
 private struct HangingCloseRig {
     let directory: URL
     let card: VirtualSoundCardFixture
