@@ -140,11 +140,12 @@ final class OutputSafetyCLITests: XCTestCase {
     /// and still writes its file.
     func testAClosedOutputPipeDoesNotKillARender() throws {
         // The setup breaks the pipe: a program that keeps SIGPIPE's default action dies of it.
-        // SIGPIPE back to its default first: a test process that ignores it (as busker's own code,
-        // run in-process by other tests, makes it) would pass that on to every child.
+        // SIGPIPE back to its default and unblocked first: a test process that ignores it (as
+        // busker's own code, run in-process by other tests, makes it) or a runner that blocks it
+        // would pass that on to every child.
         let yes = Process()
         yes.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        yes.arguments = ["-c", "import os, signal; signal.signal(signal.SIGPIPE, signal.SIG_DFL); os.execv('/usr/bin/yes', ['yes'])"]
+        yes.arguments = ["-c", Self.defaultSIGPIPEThenExec, "/usr/bin/yes", "yes"]
         let yesOut = Pipe()
         yes.standardOutput = yesOut
         try yes.run()
@@ -158,8 +159,7 @@ final class OutputSafetyCLITests: XCTestCase {
         // Busker starts with SIGPIPE's default action too: it must ignore it itself.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import os, signal, sys; signal.signal(signal.SIGPIPE, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
-                             buskerPath, "live", "--input", "file:" + input, "--output", "file:" + output, "-v"]
+        process.arguments = ["-c", Self.defaultSIGPIPEThenExec, buskerPath, "live", "--input", "file:" + input, "--output", "file:" + output, "-v"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -173,6 +173,16 @@ final class OutputSafetyCLITests: XCTestCase {
     }
 
     // MARK: Helpers
+
+    /// A Python prelude that gives SIGPIPE its default action, unblocks it
+    /// and runs `argv[1]` with `argv[1:]`: a child started so meets SIGPIPE
+    /// as a program started from a shell does.
+    private static let defaultSIGPIPEThenExec = """
+        import os, signal, sys
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGPIPE])
+        os.execv(sys.argv[1], sys.argv[1:])
+        """
 
     /// A format-0 song: one piano note held 240 s at 120 BPM (1920 s at --tempo 0.125).
     private func writeLongSong() throws -> String {
