@@ -313,7 +313,7 @@ final class JACKDriverTests: XCTestCase {
         let engine = RenderEngine()
         defer { engine.releaseAll() }
         try driver.start(engine: engine)
-        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        XCTAssertTrue(JACKTestSupport.stopProcess(server.pid))
         let stopped = Date()
         let stall = JACKTestSupport.waitForEvent(driver, seconds: 3) {
             if case .stalled = $0 { return true }
@@ -345,7 +345,7 @@ final class JACKDriverTests: XCTestCase {
         try driver.start(engine: engine)
         driver.stop()
         while driver.nextEvent() != nil {}
-        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        XCTAssertTrue(JACKTestSupport.stopProcess(server.pid))
         let starting = Date()
         XCTAssertNoThrow(try driver.start(engine: engine))
         let returned = Date().timeIntervalSince(starting)

@@ -18,6 +18,27 @@ enum JACKTestSupport {
         return (false, seen)
     }
 
+    /// Stops `pid` (SIGSTOP) and returns once every one of its threads is
+    /// stopped: the signal is delivered asynchronously, and a server thread
+    /// still running could start one more cycle after `kill` returned.
+    /// - Returns: whether `kill` succeeded and every thread stopped within 2 s.
+    static func stopProcess(_ pid: pid_t) -> Bool {
+        guard kill(pid, SIGSTOP) == 0 else { return false }
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            let states = tasks.compactMap { task -> Character? in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return nil }
+                // "pid (comm) S …": the state follows the command's closing parenthesis.
+                return stat[stat.index(after: close)...].first { $0 != " " }
+            }
+            if !states.isEmpty && states.allSatisfy({ $0 == "T" || $0 == "t" }) { return true }
+            usleep(1000)
+        }
+        return false
+    }
+
     /// Names of this process's threads, from /proc/self/task/*/comm.
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
