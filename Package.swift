@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SpeechProcessing", dependencies: ["Engine", "DSP"]),
         .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
         .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile", "Loudness"]),
-        .target(name: "Session", dependencies: ["Engine"]),
+        .target(name: "Session", dependencies: ["Engine", "Sequencing"]),
         .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
         .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",

@@ -96,6 +96,9 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     public let serverName: String
     /// Busker's ports without the client name: `in_1` …, `out_L`, `out_R`[, `midi_in`].
     public let portNames: [String]
+    /// The reader of `midi_in` (`Options.midiInput`), plugged in when the
+    /// client opened; nil without it.
+    public let midiIn: JACKMIDIInput?
 
     // MARK: Control thread only
     private var client: OpaquePointer?
@@ -113,12 +116,15 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     private var stalled = false
 
     /// Opens a client on the server (never starting one), registers the
-    /// ports, sets the callbacks and checks the ports `--connect` names.
-    /// Nothing runs until `start`.
+    /// ports, sets the callbacks, plugs the reader into `midi_in` and checks
+    /// the ports `--connect` names. Nothing runs until `start`.
+    /// - Parameter midiInput: with `Options.midiInput`, the reader of
+    ///   `midi_in`: the one of the client this one replaces (`reopen()`), so
+    ///   its port carries on; nil: a new one.
     /// - Throws: `JACKDriverError`, one line naming the server and what to try.
     /// - Thread: control
     /// - Realtime: unsafe (connects to the server, allocates)
-    public init(options: Options) throws(JACKDriverError) {
+    public init(options: Options, midiInput: JACKMIDIInput? = nil) throws(JACKDriverError) {
         self.options = options
         Self.quietLibrary()
         let server = options.serverName ?? Self.defaultServerName
@@ -167,6 +173,18 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         process.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         process.sampleRate.store(Int(jack_get_sample_rate(client)), ordering: .relaxed)
         process.ownLatencyFrames.store(max(0, options.ownLatencyFrames), ordering: .relaxed)
+        if options.midiInput {
+            // JACK takes the connection callback only before the client is activated.
+            let reader = midiInput ?? JACKMIDIInput()
+            guard reader.follow(client: client) else {
+                jack_client_close(client)
+                throw .midiInputRefused(client: clientName)
+            }
+            process.cycleMIDI = reader
+            midiIn = reader
+        } else {
+            midiIn = nil
+        }
         setCallbacks(client)
     }
 

@@ -19,6 +19,8 @@ public enum JACKDriverError: DriverError, Equatable {
     case activateFailed(server: String, code: Int32)
     /// The server shut down; this client cannot run again (a new driver must be opened).
     case serverGone(server: String)
+    /// JACK refused to report `midi_in`'s connections to the client.
+    case midiInputRefused(client: String)
     /// A call in the wrong state (a start after close).
     case invalidState(String)
 
@@ -50,6 +52,8 @@ public enum JACKDriverError: DriverError, Equatable {
             "the JACK server '\(server)' refused to activate the client (jack_activate: \(code))"
         case let .serverGone(server):
             "the JACK server '\(server)' has shut down"
+        case let .midiInputRefused(client):
+            "JACK client \(client): cannot follow \(JACKMIDIInput.portName)'s connections"
         case let .invalidState(what):
             "JACK driver: \(what)"
         }

@@ -54,6 +54,8 @@ public final class JACKMIDIInput: @unchecked Sendable {
     // MARK: Control thread only (then read by the notification thread)
     private var client: OpaquePointer?
     private var jackPort: OpaquePointer?
+    /// `client:midi_in` on the client it follows.
+    public private(set) var qualifiedName = JACKMIDIInput.portName
 
     /// - Parameter port: the lane to queue into: one of a `MIDIScheduler`'s
     ///   ports (`busker play`), or a port the control thread reads (`busker live`).
@@ -76,6 +78,7 @@ public final class JACKMIDIInput: @unchecked Sendable {
               let midiPort = jack_port_by_name(client, String(cString: clientName) + ":" + Self.portName) else { return false }
         self.client = client
         jackPort = midiPort
+        qualifiedName = String(cString: clientName) + ":" + Self.portName
         connectionCount.store(Int(jack_port_connected(midiPort)), ordering: .relaxed)
         let context = Unmanaged.passUnretained(self).toOpaque()
         return jack_set_port_connect_callback(client, { a, b, connected, context in
@@ -212,16 +215,4 @@ public final class JACKMIDIInput: @unchecked Sendable {
 
 /// The driver hands `midi_in`'s buffer to this input each cycle it renders.
 extension JACKMIDIInput: JACKDriver.CycleMIDI {
-    /// Reads `driver`'s `midi_in` each cycle and follows its connections.
-    /// The driver must have been opened with `Options.midiInput`; call before
-    /// its first `start` (JACK takes the connection callback only before the
-    /// client is activated), and again for a driver reopened after a loss.
-    /// - Returns: false when the driver has no `midi_in` or JACK refused the callback.
-    /// - Realtime: unsafe. Control thread, while the driver is stopped.
-    @discardableResult
-    public func plug(into driver: JACKDriver) -> Bool {
-        guard let client = driver.clientHandle, follow(client: client) else { return false }
-        driver.cycleMIDI = self
-        return true
-    }
 }

@@ -41,18 +41,17 @@ public final class LiveMIDIControl {
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file, or nil.
-    ///   - jackMIDI: read the JACK client's `midi_in` too (`--driver jack`;
-    ///     `LiveRig` plugs `sources.jack` into the driver).
+    ///   The driver's own MIDI input (JACK's `midi_in`) joins `sources` when the session opens it.
     ///   - map: the bindings (the defaults, or a preset's).
     /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
     ///   `auto` is a notice (`notices`), not an error.
-    public convenience init(midi: String?, midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
-        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, jackMIDI: jackMIDI, map: map)
+    public convenience init(midi: String?, midiIn: String?, map: MIDIControlMap = .defaults) throws {
+        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, map: map)
     }
 
     /// - Parameter midi: every `--midi` value (see `MIDISources`).
-    public init(midi: [String], midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
-        sources = try MIDISources(midi: midi, midiIn: midiIn, jackMIDI: jackMIDI)
+    public init(midi: [String], midiIn: String?, map: MIDIControlMap = .defaults) throws {
+        sources = try MIDISources(midi: midi, midiIn: midiIn)
         responder = MIDIControlResponder(map: map)
     }
 

@@ -1,12 +1,13 @@
 import ALSA
 import Foundation
-import JACK
 import Sequencing
+import Session
 
 /// Every way a player reaches `busker play`, wired to the engine: the
 /// computer keyboard (always), the ALSA sequencer (`--midi auto` or
 /// `--midi CLIENT:PORT`), a raw MIDI byte stream (`--midi-in PATH`), and
-/// with `--driver jack` the JACK client's `midi_in` port.
+/// the driver's own MIDI input (with `--driver jack`, the client's `midi_in`),
+/// attached when the driver opens.
 /// Each source has its own ports, so when one goes away only its notes end.
 public final class MIDISources {
     public static let valued: Set<String> = ["midi", "midi-in"]
@@ -26,26 +27,25 @@ public final class MIDISources {
     public let keyboardPort = MIDIInputPort(name: "keyboard")
     public let sequencer: SequencerMIDIInput?
     public let raw: RawMIDIInput?
-    /// `midi_in` on the JACK client (`--driver jack`); its producer is the driver's process thread.
-    public let jack: JACKMIDIInput?
+    /// The driver's own input (JACK's `midi_in`); its producer is the driver's thread.
+    public private(set) var driverInput: (any DriverMIDIInput)?
     /// All ports, for the scheduler.
-    public let ports: [MIDIInputPort]
+    public private(set) var ports: [MIDIInputPort]
     /// Things the user should know that are not errors ("no ALSA sequencer here").
     public private(set) var notices: [String] = []
 
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.
-    ///   - jackMIDI: read the JACK client's `midi_in` too (plug `jack` into the driver).
     /// - Throws: `CommandLineError` naming the option.
-    public convenience init(midi: String?, midiIn: String?, jackMIDI: Bool = false) throws {
-        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, jackMIDI: jackMIDI)
+    public convenience init(midi: String?, midiIn: String?) throws {
+        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn)
     }
 
     /// - Parameters:
     ///   - midi: every `--midi` value: `auto`, `none`, or one or more `CLIENT:PORT`
     ///     (empty: auto, or none when `midiIn` is an ALSA device).
-    public init(midi: [String], midiIn: String?, jackMIDI: Bool = false) throws {
+    public init(midi: [String], midiIn: String?) throws {
         var ports = [keyboardPort]
         // A raw ALSA MIDI device can be opened once: with --midi-in naming one,
         // the sequencer (which would open it too) stays off unless asked for.
@@ -89,14 +89,15 @@ public final class MIDISources {
         } else {
             raw = nil
         }
-        if jackMIDI {
-            let input = JACKMIDIInput()
-            jack = input
-            ports.append(input.port)
-        } else {
-            jack = nil
-        }
         self.ports = ports
+    }
+
+    /// Adds the driver's own MIDI input. Before the scheduler is built
+    /// (it takes the ports as they are then).
+    /// - Thread: control
+    public func attach(_ input: any DriverMIDIInput) {
+        driverInput = input
+        ports.append(input.port)
     }
 
     public func start() {
@@ -105,8 +106,8 @@ public final class MIDISources {
     }
 
     /// Stops the reader threads; each releases its notes on the way out.
-    /// `midi_in`'s notes end with the session (the scheduler's release on
-    /// stop): its one producer is the JACK process thread, not this one.
+    /// The driver's input's notes end with the session (the scheduler's
+    /// release on stop): its one producer is the driver's thread, not this one.
     public func stop() {
         sequencer?.stop()
         raw?.stop()
@@ -119,7 +120,7 @@ public final class MIDISources {
     public var hasSource: Bool {
         if let sequencer, !sequencer.status.connectedSources.isEmpty { return true }
         if let raw, !raw.status.state.isFinal { return true }
-        if let jack, jack.connectedSourceCount > 0 { return true }
+        if let driverInput, driverInput.connectedSourceCount > 0 { return true }
         return false
     }
 
@@ -135,10 +136,10 @@ public final class MIDISources {
             }
         }
         if let raw { parts.append("\(raw.path) (\(raw.status.state))") }
-        if let jack {
-            let sources = jack.connectedSourceCount
-            let malformed = jack.malformedCount > 0 ? ", \(jack.malformedCount) malformed skipped" : ""
-            parts.append("\(JACKMIDIInput.portName) (\(sources == 0 ? "nothing" : "\(sources) source\(sources == 1 ? "" : "s")") connected\(malformed))")
+        if let driverInput {
+            let sources = driverInput.connectedSourceCount
+            let malformed = driverInput.malformedCount > 0 ? ", \(driverInput.malformedCount) malformed skipped" : ""
+            parts.append("\(driverInput.portName) (\(sources == 0 ? "nothing" : "\(sources) source\(sources == 1 ? "" : "s")") connected\(malformed))")
         }
         return parts.joined(separator: " · ")
     }

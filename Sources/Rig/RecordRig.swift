@@ -1,83 +1,45 @@
-import ALSA
 import Engine
 import FileIO
 import Foundation
-import JACK
 import Recording
 import Session
 
 /// `busker record`: an input, as it is (no processing), to a take: from an
-/// ALSA capture PCM in real time, or from an audio file offline. Each prints
+/// ALSA capture PCM in real time, or from an audio file offline. Each says
 /// its status and summary lines and throws the one-line error of a take
 /// that ended early (exit 1).
 public enum RecordRig {
-    /// Opens the capture device. Without a monitor the playback side is
-    /// ALSA's null PCM, there only to pace the loop: when the capture device
-    /// will not run at the rate or period asked for, that is said of the
-    /// capture device alone, with what it runs at, and not as a disagreement
-    /// with a playback device the user never named.
-    /// - Throws: `CommandLineError.runtime`.
-    /// - Thread: control
-    /// - Realtime: unsafe (opens devices)
-    static func openCapture(_ options: DuplexDriver.Options) throws(CommandLineError) -> DuplexDriver {
-        do {
-            return try DuplexDriver(options: options)
-        } catch let .duplexMismatch(capture, _, what, captureValue, asked) where options.playbackPCM == "null" {
-            if what == "sample rate" {
-                throw .runtime("capture device '\(capture)' runs at \(captureValue) Hz, not the \(asked) Hz asked for; record at -r \(captureValue)")
-            }
-            throw .runtime("capture device '\(capture)' gives a \(what) of \(captureValue), not the \(asked) asked for; "
-                           + (what == "period size" ? "try --period \(captureValue)" : "try its plughw: or plug: name"))
-        } catch {
-            throw .runtime(error.description)
-        }
-    }
-
     /// Records from a capture PCM (or a JACK client's input ports) until
     /// SIGINT/SIGTERM/SIGHUP, `duration`, or the device stops.
     /// - Parameters:
     ///   - driver: ALSA: the capture PCM, its playback side the monitor
     ///     (ALSA's `null` PCM for none). JACK: `in_1` … `in_N` recorded,
     ///     `out_L`/`out_R` carrying them for a monitor the user patches.
-    ///   - verbose: print what was asked of the device and what it granted (`VerboseReport`).
-    public static func recordDevice(driver choice: AudioDriverChoice, request: RecordingRequest, duration: Double?, verbose: Bool = false) throws {
+    ///   - verbose: say what was asked of the device and what it granted (`AudioDriver.verboseLines`).
+    public static func recordDevice(driver given: AudioDriverChoice, request: RecordingRequest, duration: Double?, verbose: Bool = false,
+                                    output: SessionOutput = .standard) throws {
         let path = try request.resolvePath()
-        StopSignals.install()
-        let driver: any AudioDriver
-        switch choice {
-        case let .alsa(options): driver = try openCapture(options)
-        case var .jack(options):
+        // A JACK client's outputs carry the input for a monitor the user patches: never to the speakers by themselves.
+        var choice = given
+        if case var .jack(options) = choice {
             options.autoConnectsOutputs = false
-            driver = try JACKDriver.openForCommand(options)
+            choice = .jack(options)
         }
+        // The same session as live and play: a lost or stalled device ends the take (everything before
+        // it kept); it never reopens by itself here. Headless: no key restarts audio, so an
+        // interruption (suspend, Ctrl-Z) ends the take too.
+        var setup = SessionDescription(command: "record", driver: choice, sources: SessionSources(), recording: nil,
+                                       policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
+        setup.takesJobControl = false
+        let session = try DeviceSession(setup, output: output)
+        let runner = session.runner, driver = runner.driver
         let granted = driver.format
-        let captureChannels = max(1, granted.inputChannels)
-        let graph = AudioGraph(inputChannelCount: captureChannels)
-        graph.output = graph.input
-        let tap = RecordingTap(channelCount: captureChannels, sampleRate: Double(granted.sampleRate))
-        try tap.install(atEndOf: graph)
-        let engine = RenderEngine()
-        engine.install(try graph.compile(spec: driver.processSpec))
-        // The same state machine as live and play: a lost or stalled device ends
-        // the take (everything before it kept); it never reopens by itself here.
-        // Headless: no key restarts audio, so an interruption (suspend, Ctrl-Z) ends the take too.
-        let policy = SessionPolicy(headless: true)
-        let runner: SessionRunner
-        if let jack = driver as? JACKDriver {
-            runner = SessionRunner(command: "record", driver: jack, engine: engine, policy: policy) { jack.options }
-        } else {
-            runner = SessionRunner(command: "record", driver: driver as! DuplexDriver, engine: engine, policy: policy)
-        }
-        // A sound server's new buffer size: the same graph, compiled for it.
-        runner.rebuildGraph = { driver in
-            engine.releaseAll()
-            engine.install(try graph.compile(spec: driver.processSpec))
-        }
+        let captureChannels = session.chain.outputChannels
         runner.send(.userStart)
         if runner.isOver {
             // The take file was never created: with --force an old file is still there, whole.
             runner.close()
-            try runner.report(quitKey: "Ctrl-C", consequence: "")
+            try runner.report(quitKey: "Ctrl-C", consequence: "", output: output)
             return
         }
         // The file is created (or, with --force, replaced) only once the device runs.
@@ -85,7 +47,7 @@ public enum RecordRig {
         recorderOptions.frameLimit = duration.map { Int(($0 * Double(granted.sampleRate)).rounded()) }
         let recorder: Recorder
         do {
-            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: granted.sampleRate,
+            recorder = try Recorder.start(tap: session.tap, path: path, format: request.format, sampleRate: granted.sampleRate,
                                           force: request.force, options: recorderOptions)
         } catch {
             runner.send(.userStop)
@@ -95,10 +57,10 @@ public enum RecordRig {
         // A close left running on its thread holds its render thread in the dead library, if
         // anywhere: the tap is disarmed and not waited for, or the exit would miss its 2 s.
         runner.finalizeRecording = { recorder.stop(audioHasStopped: true) }
-        print("busker record: \((driver as? DuplexDriver)?.granted.description ?? driver.summary); recording \(captureChannels) channel(s) to \(path)")
-        if let notice = driver.realtimeNotice { print("busker record: \(notice)") }
+        output.line("busker record: \(driver.grantedSummary); recording \(captureChannels) channel(s) to \(path)")
+        if let notice = driver.realtimeNotice { output.line("busker record: \(notice)") }
         if verbose {
-            for line in VerboseReport.lines(for: driver) + ["take: \(request.format.rawValue) at \(granted.sampleRate) Hz"] { print("busker record: \(line)") }
+            for line in driver.verboseLines + ["take: \(request.format.rawValue) at \(granted.sampleRate) Hz"] { output.line("busker record: \(line)") }
         }
         fflush(nil)
 
@@ -114,7 +76,7 @@ public enum RecordRig {
             if second != lastSecond {
                 lastSecond = second
                 let s = recorder.status
-                print("[\(String(format: "%6.1f", Date().timeIntervalSince(started))) s] \(runner.statusText) · \(s.indicator) · \(s.framesRecorded) frames · xruns \(runner.xruns)")
+                output.line("[\(String(format: "%6.1f", Date().timeIntervalSince(started))) s] \(runner.statusText) · \(s.indicator) · \(s.framesRecorded) frames · xruns \(runner.xruns)")
                 fflush(nil)
             }
             usleep(20_000)
@@ -129,7 +91,7 @@ public enum RecordRig {
         case let .stopped(.signal(s)): ending = "stopped by \(s)"
         default: ending = runner.state.statusText
         }
-        print("busker record: \(ending). \(report.summary)")
+        output.line("busker record: \(ending). \(report.summary)")
         if let error = report.error {
             throw CommandLineError.runtime("recording stopped: \(error); \(report.keptDescription)")
         }
@@ -145,7 +107,8 @@ public enum RecordRig {
     ///   - rate: the take's rate (nil: the file's own; another is resampled).
     /// - Thread: control, reader (the `isCancelled` check runs on the file driver's reader)
     /// - Realtime: unsafe (file I/O, allocates, starts threads)
-    public static func recordFile(_ inputPath: String, request: RecordingRequest, duration: Double?, channels: Int?, rate: Int?) throws {
+    public static func recordFile(_ inputPath: String, request: RecordingRequest, duration: Double?, channels: Int?, rate: Int?,
+                                  output: SessionOutput = .standard) throws {
         guard !inputPath.isEmpty else { throw CommandLineError.usage("file: needs a path, as in file:voice.wav") }
         let reader: SoundFileReader
         do {
@@ -154,7 +117,7 @@ public enum RecordRig {
             throw CommandLineError.runtime(error.description)
         }
         let path = try request.resolvePath()
-        if let warning = InputFileWarning.unclaimedAudio(path: inputPath) { printError("busker record: warning: \(warning)") }
+        if let warning = InputFileWarning.unclaimedAudio(path: inputPath) { output.warning("busker record: warning: \(warning)") }
         let engineRate = rate ?? reader.sampleRate
         var limit = engineRate == reader.sampleRate ? Int(reader.frameCount)
             : Int((Double(reader.frameCount) * Double(engineRate) / Double(reader.sampleRate)).rounded())
@@ -196,7 +159,7 @@ public enum RecordRig {
             // Whatever stopped the run, a take that started is finalized: a valid file with what it holds.
             if let recorder {
                 let report = recorder.stop(audioHasStopped: true)
-                print("busker record: \(inputPath) → \(report.summary)")
+                output.line("busker record: \(inputPath) → \(report.summary)")
             }
             if let error = error as? RecordingError { throw CommandLineError.runtime(error.description) }
             if let error = error as? AudioFileError { throw CommandLineError.runtime(error.description) }
@@ -204,7 +167,7 @@ public enum RecordRig {
         }
         guard let recorder else { return }
         let report = recorder.stop(audioHasStopped: true)
-        print("busker record: \(inputPath) → \(report.summary)")
+        output.line("busker record: \(inputPath) → \(report.summary)")
         if cancelled, let signal = StopSignals.pending {
             throw CommandLineError.runtime("stopped by \(signal); \(report.keptDescription)")
         }

@@ -1,50 +1,28 @@
-import ALSA
 import Engine
 import Foundation
-import JACK
 import Session
 
 /// The commands' side of the session runner: this process's signals, and
 /// the last line a command prints or throws.
 extension SessionRunner {
-    /// A runner on an ALSA driver that takes this process's signals
-    /// (`StopSignals`), really stops it on Ctrl-Z, watches the sound cards and
-    /// opens the same route again with the same options when asked to.
-    public convenience init(command: String, driver: DuplexDriver, engine: RenderEngine, policy: SessionPolicy) {
-        let options = driver.options
-        self.init(command: command, driver: driver, engine: engine, policy: policy,
-                  watcher: DeviceWatcher(configuration: options.configuration, calls: options.calls),
-                  takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() },
-                  reopen: { try DuplexDriver(options: options) })
+    /// A runner that takes this process's signals (`StopSignals`), really
+    /// stops it on Ctrl-Z, watches the devices as the driver says and opens
+    /// the same route again with the same options when asked to.
+    public convenience init(command: String, driver: any AudioDriver, engine: RenderEngine, policy: SessionPolicy) {
+        self.init(command: command, driver: driver, engine: engine, policy: policy, watcher: driver.makeDeviceWatcher(),
+                  takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() })
     }
 
-    /// A runner on a JACK driver that takes this process's signals, watches
-    /// for the server after a loss and opens a new client with the same
-    /// options (`reopenOptions()`, read then) when asked to; `reopened` sees
-    /// that client before it starts (JACK MIDI in plugs into it there).
-    public convenience init(command: String, driver: JACKDriver, engine: RenderEngine, policy: SessionPolicy,
-                            reopenOptions: @escaping () -> JACKDriver.Options,
-                            reopened: @escaping (JACKDriver) -> Void = { _ in }) {
-        self.init(command: command, driver: driver, engine: engine, policy: policy,
-                  watcher: JACKServerWatcher(serverName: driver.options.serverName),
-                  takeSignals: { StopSignals.take() }, suspendProcess: { StopSignals.stopProcess() },
-                  reopen: {
-                      let client = try JACKDriver(options: reopenOptions())
-                      reopened(client)
-                      return client
-                  })
-    }
-
-    /// Prints the last line (exit 0) or throws it as the one-line error (exit 1).
+    /// Says the last line (exit 0) or throws it as the one-line error (exit 1).
     /// - Parameter consequence: what the loss meant, e.g. "; the mic is off".
-    public func report(quitKey: String, consequence: String) throws {
+    public func report(quitKey: String, consequence: String, output: SessionOutput = .standard) throws {
         switch state {
         case .stopped(.user):
-            print("busker \(command): stopped (\(quitKey)). xruns: \(xruns)")
+            output.line("busker \(command): stopped (\(quitKey)). xruns: \(xruns)")
         case let .stopped(.signal(s)):
-            print("busker \(command): stopped by \(s). xruns: \(xruns)")
+            output.line("busker \(command): stopped by \(s). xruns: \(xruns)")
         case .stopped(.songEnded):
-            print("busker \(command): the song ended. xruns: \(xruns)")
+            output.line("busker \(command): the song ended. xruns: \(xruns)")
         case let .stopped(.deviceLost(what)):
             throw CommandLineError.runtime("stopped: device lost: \(what)\(consequence). xruns: \(xruns)")
         case let .stopped(.error(what)):
@@ -55,7 +33,7 @@ extension SessionRunner {
         case let .failed(failure):
             throw CommandLineError.runtime(failure.message)
         default:
-            print("busker \(command): \(state.statusText). xruns: \(xruns)")
+            output.line("busker \(command): \(state.statusText). xruns: \(xruns)")
         }
     }
 }

@@ -181,10 +181,10 @@ public final class TakeControl {
 }
 
 extension TakeControl {
-    /// Prints every take's summary, then the session's last line (`ending`),
+    /// Says every take's summary, then the session's last line (`ending`),
     /// and fails (exit 1) when a write error stopped a take.
-    public func report(command: String, ending: () throws -> Void) throws {
-        for report in reports { print("busker \(command): \(report.summary)") }
+    public func report(command: String, output: SessionOutput = .standard, ending: () throws -> Void) throws {
+        for report in reports { output.line("busker \(command): \(report.summary)") }
         try ending()
         if let failure = failures.first {
             throw CommandLineError.runtime("a take stopped early: \(failure); the audio went on")

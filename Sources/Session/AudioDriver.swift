@@ -75,11 +75,62 @@ public protocol AudioDriver: AnyObject {
     var clockCorrection: ClockCorrection? { get }
     /// The next report from the render thread, or nil. One consumer: the control thread.
     func nextEvent() -> DriverEvent?
+
+    // MARK: What a session asks beyond the stream
+
+    /// A new driver on the same route with the options this one was opened
+    /// with, publishing the same own latency and providing the same MIDI
+    /// input (its port, and so the scheduler's lane, carries on). The session
+    /// calls it after a loss (`--reconnect`), on a driver it has let go: it
+    /// reads only what the driver was opened with.
+    /// - Throws: a `DriverError` when the route does not open again.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens devices)
+    func reopen() throws -> any AudioDriver
+    /// Busker's own latency in frames (the chain's look-ahead), for a driver
+    /// that publishes it to the programs it serves (a sound server's client
+    /// on its ports). A driver with nobody to tell keeps nothing.
+    var ownLatencyFrames: Int { get set }
+    /// Whether `summary` counts `ownLatencyFrames` already (the start-up line
+    /// adds the chain's latency otherwise).
+    var publishesOwnLatency: Bool { get }
+    /// The MIDI input the driver provides itself (a JACK client's `midi_in`), or nil.
+    var midiInput: (any DriverMIDIInput)? { get }
+    /// What watches this route's devices come and go (nil: nothing to watch, as offline).
+    func makeDeviceWatcher() -> (any DeviceWatching)?
+    /// What was granted, in one line, without the running state that
+    /// `summary` adds (a clock correction): the start-up line of a take.
+    var grantedSummary: String { get }
+    /// What `-v` prints: what was asked of the devices and what they granted, one fact a line.
+    var verboseLines: [String] { get }
 }
 
 extension AudioDriver {
     /// No more to say than the stop reason.
     public var stopDetail: String? { nil }
+
+    /// Opens once only.
+    public func reopen() throws -> any AudioDriver {
+        throw ReopenRefused(route: route)
+    }
+
+    /// Nobody to publish Busker's own latency to.
+    public var ownLatencyFrames: Int {
+        get { 0 }
+        set {}
+    }
+
+    public var publishesOwnLatency: Bool { false }
+
+    /// No MIDI input of its own.
+    public var midiInput: (any DriverMIDIInput)? { nil }
+
+    /// No devices to watch.
+    public func makeDeviceWatcher() -> (any DeviceWatching)? { nil }
+
+    public var grantedSummary: String { summary }
+
+    public var verboseLines: [String] { ["driver: \(summary)"] }
 
     /// One clock: nothing to correct.
     public var clockCorrection: ClockCorrection? { nil }

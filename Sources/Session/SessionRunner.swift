@@ -27,7 +27,8 @@ public final class SessionRunner {
     /// The engine's silenced-block count last told, and when.
     private var silencedTold = 0
     private var lastSilencedTell = Date.distantPast
-    private let reopen: () throws -> any AudioDriver
+    /// Opens the route again after a loss; nil: the driver's own `reopen()`.
+    private let reopen: (() throws -> any AudioDriver)?
     private var xrunsOfClosedDrivers = 0
     /// The driver was handed to `release(withinMilliseconds:)`: it is
     /// closed, or closing on a thread of its own, and is not touched again.
@@ -62,13 +63,14 @@ public final class SessionRunner {
     /// - Parameters:
     ///   - driver: opened on the chosen route (open errors are the command's one-line error).
     ///   - watcher: notices devices coming and going (nil: nothing to watch, as offline).
-    ///   - reopen: opens the same route again after a loss (`--reconnect`).
+    ///   - reopen: opens the same route again after a loss (`--reconnect`);
+    ///     nil: the driver's own `reopen()`.
     ///   - takeSignals: the signals that arrived since the last poll.
     ///   - suspendProcess: stops the process (Ctrl-Z).
     public init(command: String, driver: any AudioDriver, engine: RenderEngine, policy: SessionPolicy,
                 watcher: (any DeviceWatching)?,
                 takeSignals: @escaping () -> [ProcessSignal], suspendProcess: @escaping () -> Void,
-                reopen: @escaping () throws -> any AudioDriver) {
+                reopen: (() throws -> any AudioDriver)? = nil) {
         self.command = command
         self.takeSignals = takeSignals
         self.suspendProcess = suspendProcess
@@ -245,7 +247,7 @@ public final class SessionRunner {
                                                       message: "the last close of \(machine.route) never returned; start busker again")))
             }
             do {
-                let reopened = try reopen()
+                let reopened = try reopen?() ?? driver.reopen()
                 // The route comes from the launch options; check it anyway.
                 guard reopened.route == machine.route else {
                     reopened.close()

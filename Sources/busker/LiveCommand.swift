@@ -6,7 +6,7 @@ import Session
 import TerminalUI
 
 /// `busker live`: the live chain, one channel strip per mic or instrument input. On ALSA devices or as a JACK client it runs in real time
-/// with a terminal UI (or headless): `LiveRig` opens and starts it,
+/// with a terminal UI (or headless): `DeviceSession` opens and starts it,
 /// `LiveSession` runs it. With `file:` endpoints it runs offline over a file
 /// as fast as the machine allows, with the same graph.
 enum LiveCommand {
@@ -199,55 +199,50 @@ enum LiveCommand {
             return driver
         }
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-        var options = LiveRig.Options(driver: driver, settings: settings, recording: recording,
-                                      limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds(),
-                                      policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
-        // With JACK, the client's midi_in is a MIDI control source too.
-        var onJACK = false
-        if case .jack = driver { onJACK = true }
         // A take's path that is refused is an error before any start-up line.
         if recording.enabled { _ = try recording.resolvePath() }
-        // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
-        options.jackMIDI = midi.sources.jack
-        for notice in midi.notices { print("busker live: \(notice)") }
+        // A --midi-in path that cannot be read is an error before any device opens. With JACK,
+        // the client's midi_in joins the MIDI control's sources when the session opens it.
+        let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), map: start.midiMap)
         // The port is bound before audio starts: one in use is an error, not a silent surface.
         let osc = try LiveOSCControl(arguments: args)
         if let osc { print("busker live: \(osc.startLine)") }
-        print("busker live: \(why)")
-        let rig = try LiveRig(options: options)
+        var setup = SessionDescription(command: "live", driver: driver,
+                                       sources: SessionSources(strips: settings, midi: midi.sources,
+                                                               limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds()),
+                                       recording: recording, policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive),
+                                       quitKey: "q")
+        setup.driverLine = why
+        setup.lossConsequence = "; the mic is off"
+        let session = try DeviceSession(setup)
+        try session.start()
         if args.has("verbose") {
-            for line in VerboseReport.lines(for: rig.runner.driver) + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }
+            for line in session.runner.driver.verboseLines + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }
         }
-        if rig.audioStarted {
-            let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)
-            session.takes = rig.takes
-            session.presets = start.presets
-            session.presetProblem = start.presetProblem
-            session.presetName = start.presetName
-            session.midi = midi
-            session.osc = osc
-            session.midiPresetEntries = { midi.map.presetEntries }
-            midi.start()
-            osc?.start()
-            _ = session.run()
-            midi.stop()
-            osc?.stop()
-            if let osc { print("busker live: OSC: \(osc.summary)") }
-            if let load = session.load.session() { print("busker live: \(load.summary)") }
-            // Last, whatever ended the session: a mapping learned and not saved, and how to get this sound back.
-            defer {
-                for line in LiveRestartCommand.unsavedMappingLines(current: session.midiPresetEntries?(), presetName: session.presetName,
-                                                                   presets: start.presets) {
-                    print("busker live: \(line)")
-                }
-                print("busker live: start the same sound again with: "
-                      + start.restartLine(settings: session.settings, onDevices: true, presetName: session.presetName))
+        guard session.audioStarted, case let .live(chain) = session.chain else { return try session.finish() }
+        let screen = LiveSession(chain: chain, runner: session.runner, useTUI: useTUI)
+        screen.takes = session.takes
+        screen.presets = start.presets
+        screen.presetProblem = start.presetProblem
+        screen.presetName = start.presetName
+        screen.midi = midi
+        screen.osc = osc
+        screen.midiPresetEntries = { midi.map.presetEntries }
+        osc?.start()
+        _ = screen.run()
+        osc?.stop()
+        if let osc { print("busker live: OSC: \(osc.summary)") }
+        if let load = screen.load.session() { print("busker live: \(load.summary)") }
+        // Last, whatever ended the session: a mapping learned and not saved, and how to get this sound back.
+        defer {
+            for line in LiveRestartCommand.unsavedMappingLines(current: screen.midiPresetEntries?(), presetName: screen.presetName,
+                                                               presets: start.presets) {
+                print("busker live: \(line)")
             }
-            try rig.finish()
-        } else {
-            try rig.finish()
+            print("busker live: start the same sound again with: "
+                  + start.restartLine(settings: screen.settings, onDevices: true, presetName: screen.presetName))
         }
+        try session.finish()
     }
 
     /// The settings a session starts with: from `--preset NAME` (if given)

@@ -79,33 +79,35 @@ enum PlayCommand {
             driver.sampleRate = try args.int("rate", in: 8000...192_000) ?? 48000
             return driver
         }
-        var options = PlayRig.Options(driver: driver, settings: settings, instruments: instruments, recording: recording,
-                                      policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive))
-        options.tempo = try args.tempoScale()
-        options.limiterLookaheadMilliseconds = try args.limiterLookaheadMilliseconds() ?? 1
-        options.loop = args.has("loop")
-        options.songPath = files.song
-        options.midi = args.strings("midi")
-        options.midiIn = args.string("midi-in")
-        options.driverLine = why
         let useTUI = !args.has("no-tui") && Terminal.isInteractive
-        if options.songPath == nil && (args.has("loop") || args.string("tempo") != nil) {
+        if files.song == nil && (args.has("loop") || args.string("tempo") != nil) {
             throw CommandLineError.usage("--loop and --tempo are for a song: busker play SONG.mid")
         }
-
-        let rig = try PlayRig(options: options)
+        var song = SessionSources.Instruments(options: instruments, settings: settings, songPath: files.song)
+        song.tempo = try args.tempoScale()
+        song.loop = args.has("loop")
+        let lookahead = try args.limiterLookaheadMilliseconds() ?? 1
+        let policy = SessionPolicy(arguments: args, interactive: Terminal.isInteractive)
+        let midi = try MIDISources(midi: args.strings("midi"), midiIn: args.string("midi-in"))
+        var setup = SessionDescription(command: "play", driver: driver,
+                                       sources: SessionSources(instruments: song, midi: midi, limiterLookaheadMilliseconds: lookahead),
+                                       recording: recording, policy: policy, quitKey: "esc")
+        setup.driverLine = why
+        let session = try DeviceSession(setup)
+        guard case let .instruments(rig) = session.chain else { return try session.finish() }
+        try session.start()
         if args.has("verbose") {
-            for line in VerboseReport.lines(for: rig.runner.driver) + VerboseReport.lines(for: rig.rig) + ["MIDI in: \(rig.sources.summary)"] {
+            for line in session.runner.driver.verboseLines + VerboseReport.lines(for: rig) + ["MIDI in: \(midi.summary)"] {
                 print("busker play: \(line)")
             }
         }
-        if rig.audioStarted {
-            let session = PlaySession(rig: rig.rig, sources: rig.sources, runner: rig.runner, player: rig.player,
-                                      songName: rig.songName, settings: settings, useTUI: useTUI)
-            session.takes = rig.takes
-            _ = session.run()
-            if let load = session.load.session() { print("busker play: \(load.summary)") }
+        if session.audioStarted {
+            let screen = PlaySession(rig: rig, sources: midi, runner: session.runner, player: session.player,
+                                     songName: song.songName, settings: settings, useTUI: useTUI)
+            screen.takes = session.takes
+            _ = screen.run()
+            if let load = screen.load.session() { print("busker play: \(load.summary)") }
         }
-        try rig.finish()
+        try session.finish()
     }
 }

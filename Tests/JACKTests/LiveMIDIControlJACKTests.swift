@@ -21,13 +21,15 @@ final class LiveMIDIControlJACKTests: XCTestCase {
     }
 
     func testAFootswitchOnMidiInTogglesTheMicAndADisconnectReleasesIt() throws {
-        let control = try LiveMIDIControl(midi: "none", midiIn: nil, jackMIDI: true)
-        let input = try XCTUnwrap(control.sources.jack)
+        let control = try LiveMIDIControl(midi: "none", midiIn: nil)
         var options = JACKDriver.Options(clientName: "busker-live", inputChannels: 1, connections: .none)
         options.midiInput = true
         let driver = try JACKDriver(options: options)
         XCTAssertTrue(driver.portNames.contains("midi_in"))
-        XCTAssertTrue(input.plug(into: driver))
+        let input = try XCTUnwrap(driver.midiIn)
+        // As the session attaches it: the driver's own input joins the MIDI control's sources.
+        control.sources.attach(input)
+        XCTAssertTrue(control.sources.ports.contains { $0 === input.port })
         let engine = RenderEngine()
         // The process thread stops (the client closes) before the engine's plans go.
         defer {

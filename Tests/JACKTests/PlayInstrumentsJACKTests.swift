@@ -46,8 +46,8 @@ final class PlayInstrumentsJACKTests: XCTestCase {
         var options = JACKDriver.Options(clientName: clientName, inputChannels: 0, connections: .none)
         options.midiInput = true
         options.onRenderThreadStart = onRenderThreadStart
-        let driver = try JACKDriver(options: options)
-        XCTAssertTrue(input.plug(into: driver))
+        let driver = try JACKDriver(options: options, midiInput: input)
+        XCTAssertTrue(driver.midiIn === input)
         let engine = RenderEngine()
         let stop = {
             driver.close()
