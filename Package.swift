@@ -99,6 +99,7 @@ let package = Package(
         .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
     ]
 )
