@@ -1,18 +1,18 @@
 import ALSA
 import CALSA
 import Session
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Ends a `DuplexDriver`'s run after a number of rendered frames, from below
 /// the driver, through its call table: once the driver has counted the frames
-/// (`framesProcessed`, which a start resets), every call the render loop
-/// makes on a device fails with `-ECANCELED`. The loop meets that at the
-/// first call of the next period, before anything more is read or rendered,
-/// and stops with `reason`: an I/O error no real device answers, so a test
-/// tells the end it asked for from any other.
+/// (`framesProcessed`, which a start resets), every wait, read, write and
+/// avail or delay query the render loop makes fails with `-ECANCELED`. The
+/// loop meets that at the first call of the next period, before anything
+/// more is read or rendered, and stops with `DuplexDriver.frameLimitReason`:
+/// an I/O error with a code no other test injects, so a test tells the end
+/// it asked for from any other.
 ///
 /// Open a driver with one through `DuplexDriver(options:stopAfterFrames:)`.
 final class FrameLimit: @unchecked Sendable {
