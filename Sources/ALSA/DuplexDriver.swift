@@ -101,13 +101,8 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         public var lockMemory = true
         /// A wait longer than this without a period is reported as `.stalled`.
         public var stallMilliseconds = 500
-        /// Stop by itself after this many frames (tests, benchmarks).
-        public var stopAfterFrames: Int?
         /// The libasound calls; replace entries to inject faults.
         public var calls: PCMCalls = .live
-        /// Where to look for the process holding a busy device (`-EBUSY` at
-        /// open); tests point it at a fake `/proc` tree.
-        public var procRoot = "/proc"
 
         /// One device for both directions (`--device`).
         public init(device: String = "default") {
@@ -159,14 +154,14 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         }
         if let captureName = options.capturePCM {
             let stream = try PCMStream.open(name: captureName, direction: .capture,
-                                            configuration: configurationTree, calls: options.calls, procRoot: options.procRoot)
+                                            configuration: configurationTree, calls: options.calls)
             try stream.configure(request(options.captureChannels))
             capture = stream
         } else {
             capture = nil
         }
         playback = try PCMStream.open(name: options.playbackPCM, direction: .playback,
-                                      configuration: configurationTree, calls: options.calls, procRoot: options.procRoot)
+                                      configuration: configurationTree, calls: options.calls)
         try playback.configure(request(options.playbackChannels))
 
         var linked = false
@@ -198,8 +193,7 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
         renderLoop = DuplexRenderLoop(calls: options.calls, capture: capture, playback: playback,
                                       primedFrames: primed, linked: linked,
                                       resample: !linked && options.correctClockDrift && !Self.sameServer(capture, playback),
-                                      stallMilliseconds: options.stallMilliseconds,
-                                      frameLimit: options.stopAfterFrames)
+                                      stallMilliseconds: options.stallMilliseconds)
     }
 
     deinit { close() }
@@ -266,7 +260,7 @@ public final class DuplexDriver: AudioDriver, @unchecked Sendable {
     public func start(engine: RenderEngine) throws(ALSAError) {
         guard !closed else { throw .invalidState("start after close") }
         if thread != nil {
-            // A loop that ended by itself (frame limit, device lost) is
+            // A loop that ended by itself (device lost, an error) is
             // joined here; a running one must be stopped first.
             guard stopReason != nil else { throw .invalidState("already running; stop() first") }
             stop()

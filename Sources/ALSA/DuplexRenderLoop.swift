@@ -87,7 +87,6 @@ final class DuplexRenderLoop: @unchecked Sendable {
     private let linked: Bool
     private let waitTimeoutMilliseconds: Int32
     private let stallMilliseconds: Int
-    private let frameLimit: Int
     /// Raw device-format periods. Non-interleaved sides keep their planes
     /// back to back, `period` frames apart.
     private let captureRaw: UnsafeMutableRawPointer
@@ -116,7 +115,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
     ///   mode (the capture fields then describe an empty, unused side).
     /// - Realtime: unsafe (allocates). Control thread.
     init(calls: PCMCalls, capture: PCMStream?, playback: PCMStream, primedFrames: Int, linked: Bool,
-         resample: Bool, stallMilliseconds: Int, frameLimit: Int?) {
+         resample: Bool, stallMilliseconds: Int) {
         self.calls = calls
         self.capture = capture?.handle
         self.playback = playback.handle
@@ -136,7 +135,6 @@ final class DuplexRenderLoop: @unchecked Sendable {
         // wake for nothing: four periods, between 10 and 100 ms.
         waitTimeoutMilliseconds = Int32(min(100, max(10, (4 * periodMilliseconds).rounded(.up))))
         self.stallMilliseconds = stallMilliseconds
-        self.frameLimit = frameLimit ?? Int.max
         let resampling = resample && capture != nil
         playbackCapacity = resampling ? 2 * period : period
         let captureBytes = max(1, period * (capture?.bytesPerFrame ?? 0))
@@ -168,6 +166,7 @@ final class DuplexRenderLoop: @unchecked Sendable {
     /// Control thread, before spawning the thread for a new run.
     func resetForRun() {
         stopRequested.store(false, ordering: .relaxed)
+        framesProcessed.store(0, ordering: .relaxed)
         stopReason = nil
         startFailure = nil
         consecutiveXruns = 0
@@ -252,7 +251,6 @@ final class DuplexRenderLoop: @unchecked Sendable {
             periodDone = true
             frames += period
             framesProcessed.store(frames, ordering: .relaxed)
-            if frames >= frameLimit { return .frameLimitReached }
         }
     }
 
@@ -338,7 +336,6 @@ final class DuplexRenderLoop: @unchecked Sendable {
             periodDone = true
             frames += period
             framesProcessed.store(frames, ordering: .relaxed)
-            if frames >= frameLimit { return .frameLimitReached }
         }
     }
 

@@ -1,4 +1,5 @@
 import CALSA
+import Session
 
 /// The libasound calls the driver makes on a PCM, as a table of swappable
 /// functions, after swift-system's `Mocking.swift`: the default `live` table
@@ -8,7 +9,9 @@ import CALSA
 /// simulated device by a clock of its own (the two-clock tests), or to watch the
 /// render thread make the call.
 ///
-/// The table covers every call that acts on a device. The `snd_pcm_hw_params_set_*`
+/// The table covers every call that acts on a device, and the one look
+/// outside libasound that opening makes: who holds a busy device (read from
+/// `/proc`; a test answers from a tree of its own). The `snd_pcm_hw_params_set_*`
 /// refinements only narrow a local parameter object and are called directly;
 /// their outcome reaches the device only through `commitHardwareParameters`,
 /// which is in the table.
@@ -84,6 +87,11 @@ public struct PCMCalls: @unchecked Sendable {
     /// - Thread: audio
     /// - Realtime: safe (a device call; an injected entry must keep the promise)
     public var writeNoninterleaved: @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    /// The processes holding the device an open found busy (`-EBUSY`):
+    /// (ALSA name, direction) → holders (`DeviceHolder.holders(of:direction:)`).
+    /// - Thread: control
+    /// - Realtime: unsafe (reads `/proc`)
+    public var deviceHolders: @Sendable (_ device: String, _ direction: StreamDirection) -> [DeviceHolder]
 
     public init(
         open: @escaping @Sendable (UnsafeMutablePointer<OpaquePointer?>, UnsafePointer<CChar>, snd_pcm_stream_t, Int32, OpaquePointer?) -> Int32,
@@ -105,7 +113,8 @@ public struct PCMCalls: @unchecked Sendable {
         readInterleaved: @escaping @Sendable (PCM, UnsafeMutableRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
         writeInterleaved: @escaping @Sendable (PCM, UnsafeRawPointer, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
         readNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
-        writeNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+        writeNoninterleaved: @escaping @Sendable (PCM, UnsafeMutablePointer<UnsafeMutableRawPointer?>, snd_pcm_uframes_t) -> snd_pcm_sframes_t,
+        deviceHolders: @escaping @Sendable (String, StreamDirection) -> [DeviceHolder] = { DeviceHolder.holders(of: $0, direction: $1) }
     ) {
         self.open = open
         self.close = close
@@ -127,6 +136,7 @@ public struct PCMCalls: @unchecked Sendable {
         self.writeInterleaved = writeInterleaved
         self.readNoninterleaved = readNoninterleaved
         self.writeNoninterleaved = writeNoninterleaved
+        self.deviceHolders = deviceHolders
     }
 
     /// The real libasound functions.

@@ -117,20 +117,4 @@ extension PCMSampleFormat {
         if v > high { v = high }
         return lrintf(v)
     }
-
-    // MARK: Interleaved conveniences (tests and tools)
-
-    /// Interleaved convenience: `channels` samples per frame, back to back.
-    /// - Realtime: safe.
-    public func decodeInterleaved(_ source: UnsafeRawPointer, into block: AudioBlock, frames: Int) {
-        decode(source, channelStride: bytesPerSample, frameStride: bytesPerSample * block.channelCount,
-               into: block, frames: frames)
-    }
-
-    /// Interleaved convenience: `channels` samples per frame, back to back.
-    /// - Realtime: safe.
-    public func encodeInterleaved(_ block: AudioBlock, into destination: UnsafeMutableRawPointer, frames: Int) {
-        encode(block, into: destination, channelStride: bytesPerSample,
-               frameStride: bytesPerSample * block.channelCount, frames: frames)
-    }
 }

@@ -61,7 +61,7 @@ final class PCMStream: @unchecked Sendable {
     /// Opens `name` for `direction`, non-blocking (the render loop waits with
     /// `snd_pcm_wait` and a timeout, so it can never block forever on a dead device).
     static func open(name: String, direction: StreamDirection, configuration: ALSAConfigurationTree?,
-                     calls: PCMCalls, procRoot: String = "/proc") throws(ALSAError) -> PCMStream {
+                     calls: PCMCalls) throws(ALSAError) -> PCMStream {
         ALSALibrary.captureMessages()
         _ = ALSALibrary.takeLastMessage()
         var handle: OpaquePointer?
@@ -69,17 +69,17 @@ final class PCMStream: @unchecked Sendable {
         guard rc >= 0, let handle else {
             let message = ALSALibrary.takeLastMessage()
             throw classifyOpenFailure(code: rc < 0 ? rc : -EINVAL, message: message, name: name,
-                                      direction: direction, configuration: configuration, calls: calls, procRoot: procRoot)
+                                      direction: direction, configuration: configuration, calls: calls)
         }
         return PCMStream(name: name, direction: direction, handle: handle, calls: calls)
     }
 
     private static func classifyOpenFailure(code: Int32, message: String, name: String, direction: StreamDirection,
-                                            configuration: ALSAConfigurationTree?, calls: PCMCalls, procRoot: String) -> ALSAError {
+                                            configuration: ALSAConfigurationTree?, calls: PCMCalls) -> ALSAError {
         switch -code {
         case EBUSY:
             return .deviceBusy(device: name, direction: direction,
-                               holders: DeviceHolder.holders(of: name, direction: direction, procRoot: procRoot))
+                               holders: calls.deviceHolders(name, direction))
         case EACCES, EPERM:
             return .permissionDenied(device: name, direction: direction)
         default:

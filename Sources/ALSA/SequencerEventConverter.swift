@@ -100,14 +100,6 @@ public enum SequencerEventConverter {
         }
     }
 
-    /// Every message `event` stands for, in order.
-    /// - Realtime: unsafe (allocates). For tests and tools.
-    public static func messages(for event: snd_seq_event_t) -> [MIDIMessage] {
-        var messages: [MIDIMessage] = []
-        convert(event) { messages.append($0) }
-        return messages
-    }
-
     /// Whether `event` is an ALSA SysEx event (counted, not converted).
     /// - Thread: midi-in
     /// - Realtime: safe

@@ -77,10 +77,8 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         /// `.stalled` (a server that died without telling: PipeWire's JACK
         /// API killed, a wedged graph); the session calls a long one a loss.
         public var stallMilliseconds = 500
-        /// Stop rendering after this many frames (tests).
-        public var stopAfterFrames: Int?
-        /// Tests: runs on the process thread right after it is named.
-        public var onRenderThreadStart: (@Sendable () -> Void)?
+        /// The libjack calls of the process callback; replace entries to watch or change a cycle.
+        public var calls: JACKCalls = .live
 
         public init(clientName: String = "busker", inputChannels: Int = 1, connections: Connections = .auto) {
             self.clientName = clientName
@@ -168,8 +166,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             }
         }
 
-        process = JACKDriverProcess(inputPorts: inputs, outputPorts: outputs, midiPort: midi,
-                                    frameLimit: options.stopAfterFrames, onRenderThreadStart: options.onRenderThreadStart)
+        process = JACKDriverProcess(inputPorts: inputs, outputPorts: outputs, midiPort: midi, calls: options.calls)
         process.bufferSize.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         process.sampleRate.store(Int(jack_get_sample_rate(client)), ordering: .relaxed)
         process.ownLatencyFrames.store(max(0, options.ownLatencyFrames), ordering: .relaxed)
@@ -390,7 +387,6 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         let began = lastPulseNanoseconds
         while process.cyclesRendered.load(ordering: .relaxed) == 0 {
             if lost { throw .serverGone(server: serverName) }
-            if process.frameLimitReached.load(ordering: .relaxed) { break }
             if (busker_monotonic_nanoseconds() &- began) / 1_000_000 >= UInt64(max(0, options.startTimeoutMilliseconds)) { break }
             var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
             nanosleep(&pause, nil)
@@ -484,11 +480,10 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     /// - Realtime: safe
     public var isRunning: Bool { process.rendering.load(ordering: .relaxed) && !lost }
 
-    /// `.deviceLost` once the server shut down; `.frameLimitReached`;
-    /// `.requested` after `stop()`; nil while running or before a start.
+    /// `.deviceLost` once the server shut down; `.requested` after `stop()`;
+    /// nil while running or before a start.
     public var stopReason: DriverStopReason? {
         if lost { return .deviceLost(.playback, code: -ESHUTDOWN) }
-        if process.frameLimitReached.load(ordering: .relaxed) { return .frameLimitReached }
         return stoppedOnRequest ? .requested : nil
     }
 
@@ -509,7 +504,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     public var silencedCycles: Int { process.silencedCycles.load(ordering: .relaxed) }
 
     /// The process callback's `.started`, then what the other callbacks
-    /// stored: new xruns, a new format, the loss or the frame limit; and,
+    /// stored: new xruns, a new format, the loss; and,
     /// watched here, a stall: no cycle for `Options.stallMilliseconds` while
     /// running (`.stalled`, or `.noFirstPeriod` before the first; once), and cycles again (`.stallEnded`).
     /// - Thread: control (the one consumer)

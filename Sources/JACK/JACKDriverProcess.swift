@@ -50,8 +50,6 @@ final class JACKDriverProcess: @unchecked Sendable {
     let serverLost = Atomic<Bool>(false)
     /// JACK's status bits at shutdown.
     let lostStatus = Atomic<UInt32>(0)
-    /// The frame limit was reached: cycles stopped rendering by themselves.
-    let frameLimitReached = Atomic<Bool>(false)
     /// Busker's own latency in frames, added to what its ports publish.
     let ownLatencyFrames = Atomic<Int>(0)
     /// Events only the process callback produces (`.started`).
@@ -68,10 +66,8 @@ final class JACKDriverProcess: @unchecked Sendable {
     var cycleMIDI: (any JACKDriver.CycleMIDI)?
     /// The engine: changed only while not rendering and not in a cycle.
     var engine: Unmanaged<RenderEngine>?
-    /// Stop rendering after this many frames (tests).
-    let frameLimit: Int
-    /// A test's hook, run on the process thread once it is named.
-    let onRenderThreadStart: (@Sendable () -> Void)?
+    /// The libjack calls a cycle makes (`JACKDriver.Options.calls`).
+    let calls: JACKCalls
 
     // MARK: Audio thread only
     private let inputCount: Int
@@ -82,13 +78,11 @@ final class JACKDriverProcess: @unchecked Sendable {
     private var startReported = false
 
     /// - Realtime: unsafe (allocates). Control thread.
-    init(inputPorts: [OpaquePointer], outputPorts: [OpaquePointer], midiPort: OpaquePointer?,
-         frameLimit: Int?, onRenderThreadStart: (@Sendable () -> Void)?) {
+    init(inputPorts: [OpaquePointer], outputPorts: [OpaquePointer], midiPort: OpaquePointer?, calls: JACKCalls) {
         self.inputPorts = inputPorts
         self.outputPorts = outputPorts
         self.midiPort = midiPort
-        self.frameLimit = frameLimit ?? Int.max
-        self.onRenderThreadStart = onRenderThreadStart
+        self.calls = calls
         inputCount = inputPorts.count
         inputPortList = .allocate(capacity: max(1, inputPorts.count))
         outputPortList = .allocate(capacity: max(1, outputPorts.count))
@@ -122,7 +116,6 @@ final class JACKDriverProcess: @unchecked Sendable {
     func resetForRun(compiledFrames frames: Int) {
         cyclesRendered.store(0, ordering: .relaxed)
         framesProcessed.store(0, ordering: .relaxed)
-        frameLimitReached.store(false, ordering: .relaxed)
         compiledFrames.store(frames, ordering: .relaxed)
         startReported = false
         readsMIDI.store(true, ordering: .releasing)
@@ -137,8 +130,7 @@ final class JACKDriverProcess: @unchecked Sendable {
 
     /// One process cycle: `nframes` frames from the input ports through the
     /// engine to `out_L`/`out_R`. Silence instead when not rendering, when
-    /// the cycle is longer than the graph was compiled for (counted), or
-    /// after the frame limit.
+    /// the cycle is longer than the graph was compiled for (counted).
     /// - Thread: audio (JACK's process thread, `audio-render`)
     /// - Realtime: safe (port buffers, atomics, the MIDI reader, the engine)
     @inline(__always)
@@ -148,7 +140,7 @@ final class JACKDriverProcess: @unchecked Sendable {
         cyclesSeen.add(1, ordering: .relaxed)
         let frames = Int(nframes)
         for c in 0..<2 {
-            outputPointers[c] = jack_port_get_buffer(outputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)
+            outputPointers[c] = calls.portBuffer(outputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)
         }
         let output = AudioBlock(channels: UnsafePointer(outputPointers), channelCount: 2, frameCount: frames)
         guard rendering.load(ordering: .sequentiallyConsistent), let engine else {
@@ -164,9 +156,9 @@ final class JACKDriverProcess: @unchecked Sendable {
             return 0
         }
         for c in 0..<inputCount {
-            inputPointers[c] = jack_port_get_buffer(inputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)
+            inputPointers[c] = calls.portBuffer(inputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)
         }
-        if let midiPort, let cycleMIDI, let buffer = jack_port_get_buffer(midiPort, nframes) {
+        if let midiPort, let cycleMIDI, let buffer = calls.portBuffer(midiPort, nframes) {
             cycleMIDI.readCycle(buffer: buffer, frames: frames)
         }
         let input = inputCount > 0 ? AudioBlock(channels: UnsafePointer(inputPointers), channelCount: inputCount, frameCount: frames) : nil
@@ -176,11 +168,7 @@ final class JACKDriverProcess: @unchecked Sendable {
             _ = events.push(.started)
         }
         cyclesRendered.add(1, ordering: .relaxed)
-        let total = framesProcessed.add(frames, ordering: .relaxed).newValue
-        if total >= frameLimit {
-            frameLimitReached.store(true, ordering: .relaxed)
-            rendering.store(false, ordering: .sequentiallyConsistent)
-        }
+        framesProcessed.add(frames, ordering: .relaxed)
         return 0
     }
 
@@ -193,7 +181,7 @@ final class JACKDriverProcess: @unchecked Sendable {
     /// - Realtime: safe (the MIDI reader's queue)
     @inline(__always)
     private func keepMIDI(frames nframes: jack_nframes_t) {
-        guard readsMIDI.load(ordering: .acquiring), let midiPort, let cycleMIDI, let buffer = jack_port_get_buffer(midiPort, nframes) else { return }
+        guard readsMIDI.load(ordering: .acquiring), let midiPort, let cycleMIDI, let buffer = calls.portBuffer(midiPort, nframes) else { return }
         cycleMIDI.readCycle(buffer: buffer, frames: 1)
     }
 
@@ -203,7 +191,6 @@ final class JACKDriverProcess: @unchecked Sendable {
     func threadStarted() {
         _ = busker_set_current_thread_name(RealtimeThread.renderThreadName)
         busker_enable_flush_to_zero()
-        onRenderThreadStart?()
     }
 
     /// Publishes Busker's latency on its ports: in capture direction, each

@@ -2,7 +2,7 @@
 /// vocabulary (errno codes, stop reasons) meets the state machine's.
 extension DriverStopReason {
     /// The session event for a loop that ended by itself; nil for a stop the
-    /// session asked for (requested, frame limit).
+    /// session asked for (`.requested`).
     /// - Parameters:
     ///   - route: the devices, so the message says which one.
     ///   - detail: the driver's own words for the error (`AudioDriver.stopDetail`),
@@ -12,7 +12,7 @@ extension DriverStopReason {
             "\(d.optionWord) '\(d == .capture ? route.input ?? route.output : route.output)'"
         }
         switch self {
-        case .requested, .frameLimitReached:
+        case .requested:
             return nil
         case .endOfInput:
             return .songEnded

@@ -9,8 +9,6 @@ import Darwin
 public enum DriverStopReason: Sendable, Hashable, CustomStringConvertible {
     /// `stop()` was called.
     case requested
-    /// The driver's frame limit was reached (tests, benchmarks).
-    case frameLimitReached
     /// The input came to its end and everything after it has been rendered
     /// (an offline driver's file, with its tail).
     case endOfInput
@@ -33,7 +31,6 @@ public enum DriverStopReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .requested: "stopped on request"
-        case .frameLimitReached: "stopped after the requested number of frames"
         case .endOfInput: "the input ended"
         case let .suspended(d): "\(d) device suspended by the system"
         case let .deviceLost(d, code): "\(d) device lost (\(Self.describe(code)))"

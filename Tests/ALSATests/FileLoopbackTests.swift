@@ -20,9 +20,8 @@ final class FileLoopbackTests: XCTestCase {
         let files = try ALSATestSupport.loopbackFiles(in: dir, frames: frames)
         let (wav, raw, played, offline, wavSamples) = (files.wav, files.raw, files.played, files.offline, files.samples)
 
-        var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
-        options.stopAfterFrames = frames + 4 * 64
-        let driver = try DuplexDriver(options: options)
+        let options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: frames + 4 * 64)
         XCTAssertEqual(driver.granted.sampleRate, 48000)
         XCTAssertEqual(driver.granted.periodFrames, 64)
         XCTAssertEqual(driver.granted.capture?.format, .float32, "FLOAT_LE is preferred")
@@ -33,10 +32,10 @@ final class FileLoopbackTests: XCTestCase {
         let engine = RenderEngine()
         engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         try driver.start(engine: engine)
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         let events = ALSATestSupport.drainEvents(driver)
         XCTAssertEqual(events.first, .started)
-        XCTAssertEqual(events.last, .stopped(.frameLimitReached))
+        XCTAssertEqual(events.last, .stopped(driver.frameLimitReason))
         XCTAssertEqual(driver.xrunCount, 0)
         driver.close()
         engine.releaseAll()
@@ -83,14 +82,13 @@ final class FileLoopbackTests: XCTestCase {
             let played = dir.appendingPathComponent("played-\(format.rawValue).raw")
             var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played, playbackChannels: 1)
             options.formats = [format]
-            options.stopAfterFrames = frames + 4 * 64
-            let driver = try DuplexDriver(options: options)
+            let driver = try DuplexDriver(options: options, stopAfterFrames: frames + 4 * 64)
             XCTAssertEqual(driver.granted.capture?.format, format)
             XCTAssertEqual(driver.granted.playback.format, format)
             let engine = RenderEngine()
             engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
             try driver.start(engine: engine)
-            XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached, "\(format)")
+            XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason, "\(format)")
             driver.close()
             engine.releaseAll()
 
@@ -140,13 +138,12 @@ final class FileLoopbackTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let raw = dir.appendingPathComponent("in.raw")
         try ALSATestSupport.writeRaw([Float](repeating: 0, count: 64), to: raw)
-        var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"))
-        options.stopAfterFrames = 64 * 10
-        let driver = try DuplexDriver(options: options)
+        let options = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"))
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 64 * 10)
         let engine = RenderEngine()
         for _ in 0..<3 {
             try driver.start(engine: engine)
-            XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+            XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
             XCTAssertEqual(driver.framesProcessed, 64 * 10)
         }
         XCTAssertEqual(driver.xrunCount, 0)
@@ -162,10 +159,9 @@ final class FileLoopbackTests: XCTestCase {
         try ALSATestSupport.writeRaw([Float](repeating: 0, count: 64), to: raw)
         var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"))
         options.realtimePriority = 70
-        options.stopAfterFrames = 64 * 100
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 64 * 100)
         try driver.start(engine: RenderEngine())
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         let realtime = try XCTUnwrap(driver.realtime)
         if realtime.hasRealtimePriority {
             XCTAssertNil(realtime.notice)

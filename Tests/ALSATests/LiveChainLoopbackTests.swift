@@ -26,14 +26,13 @@ final class LiveChainLoopbackTests: XCTestCase {
         settings.volume = 0.8
 
         // Live: the driver at 64-frame periods on the file/null PCMs.
-        var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
-        options.stopAfterFrames = frames + 4 * 64
-        let driver = try DuplexDriver(options: options)
+        let options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: frames + 4 * 64)
         let chain = try LiveChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         XCTAssertEqual(driver.xrunCount, 0)
         driver.close()
         engine.releaseAll()
@@ -74,8 +73,7 @@ final class LiveChainLoopbackTests: XCTestCase {
         try ALSATestSupport.writeRaw(input, to: raw)
         var options = ALSATestSupport.fileLoopbackOptions(input: raw, output: played, playbackChannels: playbackChannels)
         options.captureChannels = captureChannels
-        options.stopAfterFrames = input.count / captureChannels + 4 * 64
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: input.count / captureChannels + 4 * 64)
         let granted = driver.granted
         XCTAssertEqual(granted.capture?.channels, captureChannels)
         XCTAssertEqual(granted.playback.channels, playbackChannels)
@@ -84,7 +82,7 @@ final class LiveChainLoopbackTests: XCTestCase {
         let engine = RenderEngine()
         engine.install(try chain.compile(spec: driver.processSpec))
         try driver.start(engine: engine)
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         driver.close()
         engine.releaseAll()
         return (try ALSATestSupport.readRawFloats(played), playbackChannels, granted.roundTripFrames)

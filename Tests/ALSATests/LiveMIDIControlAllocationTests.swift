@@ -19,7 +19,6 @@ final class LiveMIDIControlAllocationTests: XCTestCase {
         options.periodFrames = 64
         options.realtimePriority = nil
         options.lockMemory = false
-        options.stopAfterFrames = 48000 * 3600  // a cap: the test stops it
         // Negative control built in: the render thread allocates as it starts,
         // after counting begins, so a counter that never switched on for it shows.
         let probe = AllocationProbe()
@@ -28,7 +27,7 @@ final class LiveMIDIControlAllocationTests: XCTestCase {
             probe.allocateOnce()
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
         }
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 48000 * 3600)  // a cap: the test stops it
         var settings = try LiveSettings(commandLine: ["--inputs", "1,2", "--reverb", "30", "--gate", "--compressor"])
         let chain = try LiveChain(inputChannelCount: try XCTUnwrap(driver.granted.capture).channels, settings: settings)
         let controller = try MIDIControllerRehearsal()

@@ -19,7 +19,6 @@ final class LiveRenderAllocationTests: XCTestCase {
         options.periodFrames = 64
         options.realtimePriority = nil
         options.lockMemory = false
-        options.stopAfterFrames = 48000 * 30
         // Negative control built in: the render thread allocates as it starts,
         // after counting begins, so a counter that never switched on for it shows.
         let probe = AllocationProbe()
@@ -28,7 +27,7 @@ final class LiveRenderAllocationTests: XCTestCase {
             probe.allocateOnce()
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
         }
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 48000 * 30)
         XCTAssertEqual(driver.granted.capture?.channels, 2)
         var settings = try LiveSettings(commandLine: ["--inputs", "1,2", "--gain", "3", "--bass", "6", "--treble", "3", "--boost", "6",
                                                       "--reverb", "30", "--gate", "--compressor", "--voice-processing",
@@ -81,14 +80,13 @@ final class LiveRenderAllocationTests: XCTestCase {
         options.periodFrames = 64
         options.realtimePriority = nil
         options.lockMemory = false
-        options.stopAfterFrames = 48000 * 30
         let probe = AllocationProbe()
         options.calls = PCMCalls.live.withRenderThreadStart {
             busker_allocation_counting_begin()
             probe.allocateOnce()
             probe.countSeen.store(busker_allocation_count(), ordering: .relaxed)
         }
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 48000 * 30)
         XCTAssertTrue(driver.granted.isPlaybackOnly)
         var settings = VoiceSettings()
         settings.bassDB = 6

@@ -23,10 +23,9 @@ final class PlaybackOnlyFaultTests: XCTestCase {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    /// Mono options that play `frames` frames, into `output` or nowhere.
-    private func options(frames: Int, output: URL? = nil, calls: PCMCalls) -> DuplexDriver.Options {
+    /// Mono options that play into `output` or nowhere.
+    private func options(output: URL? = nil, calls: PCMCalls) -> DuplexDriver.Options {
         var o = PlaybackOnlyTestSupport.options(output: output ?? URL(fileURLWithPath: "/dev/null"), channels: 1)
-        o.stopAfterFrames = frames
         o.calls = calls
         return o
     }
@@ -45,8 +44,8 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             writes.next() == 7 ? -Int(EPIPE) : snd_pcm_writei(pcm, buffer, count)
         }
         let (driver, reason, events) = try PlaybackOnlyTestSupport.play(
-            signal, options: options(frames: frames, output: played, calls: calls))
-        XCTAssertEqual(reason, .frameLimitReached)
+            signal, options: options(output: played, calls: calls), stopAfterFrames: frames)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.xrunCount, 1)
         XCTAssertEqual(events.filter { if case .xrunRecovered = $0 { return true }; return false },
                        [.xrunRecovered(.playback, total: 1)])
@@ -84,8 +83,8 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             return snd_pcm_wait(pcm, timeout)
         }
         let (driver, reason, events) = try PlaybackOnlyTestSupport.play(
-            signal, options: options(frames: frames, output: played, calls: calls))
-        XCTAssertEqual(reason, .frameLimitReached)
+            signal, options: options(output: played, calls: calls), stopAfterFrames: frames)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.xrunCount, 1)
         XCTAssertTrue(events.contains(.xrunRecovered(.playback, total: 1)), "\(events)")
 
@@ -105,7 +104,7 @@ final class PlaybackOnlyFaultTests: XCTestCase {
         var calls = PCMCalls.live
         calls.wait = { _, _ in -EPIPE }
         let (driver, reason, events) = try PlaybackOnlyTestSupport.play(
-            [0.5], options: options(frames: 64 * 1000, calls: calls))
+            [0.5], options: options(calls: calls), stopAfterFrames: 64 * 1000)
         XCTAssertEqual(reason, .recoveryFailed(.playback, code: -EPIPE))
         XCTAssertEqual(events.last, .stopped(.recoveryFailed(.playback, code: -EPIPE)))
         XCTAssertEqual(driver.xrunCount, 9, "eight recoveries in a row, the ninth xrun gives up")
@@ -120,7 +119,8 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             writes.next() == 7 ? -Int(EPIPE) : snd_pcm_writei(pcm, buffer, count)
         }
         calls.recover = { _, _, _ in -ENODEV }
-        let (driver, reason, _) = try PlaybackOnlyTestSupport.play([0.5], options: options(frames: 64 * 100, calls: calls))
+        let (driver, reason, _) = try PlaybackOnlyTestSupport.play(
+            [0.5], options: options(calls: calls), stopAfterFrames: 64 * 100)
         XCTAssertEqual(reason, .deviceLost(.playback, code: -ENODEV))
         XCTAssertEqual(driver.xrunCount, 1)
     }
@@ -137,7 +137,8 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             _ = recoveries.next()
             return snd_pcm_recover(pcm, code, silent)
         }
-        let (driver, reason, events) = try PlaybackOnlyTestSupport.play([0.5], options: options(frames: 64 * 100, calls: calls))
+        let (driver, reason, events) = try PlaybackOnlyTestSupport.play(
+            [0.5], options: options(calls: calls), stopAfterFrames: 64 * 100)
         XCTAssertEqual(reason, .deviceLost(.playback, code: -ENODEV))
         XCTAssertEqual(events.last, .stopped(.deviceLost(.playback, code: -ENODEV)))
         XCTAssertEqual(driver.xrunCount, 0)
@@ -157,7 +158,8 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             return gone.load(ordering: .relaxed) ? -EIO : snd_pcm_wait(pcm, timeout)
         }
         calls.state = { pcm in gone.load(ordering: .relaxed) ? SND_PCM_STATE_DISCONNECTED : snd_pcm_state(pcm) }
-        let (driver, reason, _) = try PlaybackOnlyTestSupport.play([0.5], options: options(frames: 64 * 100, calls: calls))
+        let (driver, reason, _) = try PlaybackOnlyTestSupport.play(
+            [0.5], options: options(calls: calls), stopAfterFrames: 64 * 100)
         XCTAssertEqual(reason, .deviceLost(.playback, code: -EIO))
         XCTAssertEqual(driver.xrunCount, 0)
     }
@@ -176,12 +178,12 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             // The hardware comes back after a couple of tries.
             resumes.next() < 3 ? -EAGAIN : 0
         }
-        let driver = try DuplexDriver(options: options(frames: 64 * 50, calls: calls))
+        let driver = try DuplexDriver(options: options(calls: calls), stopAfterFrames: 64 * 50)
         let engine = RenderEngine()
         try driver.start(engine: engine)
         XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .suspended(.playback))
         try driver.resumeAfterSuspend(engine: engine)
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         XCTAssertEqual(resumes.count.load(ordering: .relaxed), 3, "one stream, resumed until it answered 0")
         driver.close()
     }
@@ -200,10 +202,10 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             usleep(useconds_t(timeout) * 1000)
             return 0
         }
-        var o = options(frames: 64 * 100, calls: calls)
+        var o = options(calls: calls)
         o.stallMilliseconds = 50
-        let (driver, reason, events) = try PlaybackOnlyTestSupport.play([0.5], options: o)
-        XCTAssertEqual(reason, .frameLimitReached)
+        let (driver, reason, events) = try PlaybackOnlyTestSupport.play([0.5], options: o, stopAfterFrames: 64 * 100)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.stallCount, 1)
         let stalls = events.filter {
             switch $0 {
@@ -226,9 +228,9 @@ final class PlaybackOnlyFaultTests: XCTestCase {
             usleep(useconds_t(timeout) * 1000)
             return 0
         }
-        var o = options(frames: 64 * 10_000, calls: calls)
+        var o = options(calls: calls)
         o.stallMilliseconds = 50
-        let driver = try DuplexDriver(options: o)
+        let driver = try DuplexDriver(options: o, stopAfterFrames: 64 * 10_000)
         try driver.start(engine: RenderEngine())
         let deadline = Date().addingTimeInterval(5)
         while driver.stallCount == 0 && Date() < deadline { usleep(5000) }
@@ -244,7 +246,7 @@ final class PlaybackOnlyFaultTests: XCTestCase {
     func testStartFailureNamesThePlaybackDevice() throws {
         var calls = PCMCalls.live
         calls.prepare = { _ in -EIO }
-        let driver = try DuplexDriver(options: options(frames: 64, calls: calls))
+        let driver = try DuplexDriver(options: options(calls: calls), stopAfterFrames: 64)
         XCTAssertThrowsError(try driver.start(engine: RenderEngine())) { error in
             guard case let .callFailed(device, direction, call, code, _)? = error as? ALSAError else { return XCTFail("\(error)") }
             XCTAssertEqual(device, PlaybackOnlyTestSupport.pcmName)

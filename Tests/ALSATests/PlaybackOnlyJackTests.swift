@@ -35,9 +35,8 @@ final class PlaybackOnlyJackTests: XCTestCase {
         o.configuration = .extending(try XCTUnwrap(card).asoundrc())
         o.periodFrames = 64
         o.periodCount = 2
-        o.stopAfterFrames = 2 * 48000
         o.calls = PCMCalls.live.withRenderThreadStart { busker_allocation_counting_begin() }
-        let driver = try DuplexDriver(options: o)
+        let driver = try DuplexDriver(options: o, stopAfterFrames: 2 * 48000)
         print("virtual sound card granted, playback only: \(driver.granted)")
         XCTAssertTrue(driver.granted.isPlaybackOnly)
         XCTAssertEqual(driver.granted.sampleRate, 48000)
@@ -70,7 +69,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
             usleep(1000)
         }
         let allocations = busker_allocation_count(), frees = busker_free_count()
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), driver.frameLimitReason)
         let seconds = Date().timeIntervalSince(started)
         let report = xruns.finish()
         print("ran \(driver.framesProcessed) frames in \(String(format: "%.2f", seconds)) s, \(report), stalls: \(driver.stallCount)")
@@ -99,9 +98,8 @@ final class PlaybackOnlyJackTests: XCTestCase {
         o.configuration = .extending(try XCTUnwrap(card).asoundrc())
         o.periodFrames = 128
         o.periodCount = 2
-        o.stopAfterFrames = 4 * 48000
         o.calls = PCMCalls.live.withRenderThreadStart { busker_allocation_counting_begin() }
-        let driver = try DuplexDriver(options: o)
+        let driver = try DuplexDriver(options: o, stopAfterFrames: 4 * 48000)
         let rate = Double(driver.granted.sampleRate)
         let port = MIDIInputPort(name: "test keyboard")
         let scheduler = MIDIScheduler(ports: [port])
@@ -146,7 +144,7 @@ final class PlaybackOnlyJackTests: XCTestCase {
             usleep(10_000)
         }
         let allocations = busker_allocation_count(), frees = busker_free_count()
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver, timeout: 20), driver.frameLimitReason)
         let report = xruns.finish()
         print("played \(driver.framesProcessed) frames with \(swaps) swaps (\(sampler.handoverCount) synths, \(drums.kitSwapCount) kits taken), \(report)")
         XCTAssertEqual(swaps, 4)

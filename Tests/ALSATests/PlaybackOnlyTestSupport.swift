@@ -98,9 +98,9 @@ enum PlaybackOnlyTestSupport {
     /// Opens a driver for `options`, plays `samples` (stereo: the samples and
     /// their negation, unless `options.playbackChannels` is 1) until the loop
     /// ends by itself, and returns the driver (closed), why it stopped and its events.
-    static func play(_ samples: [Float], options: DuplexDriver.Options) throws
+    static func play(_ samples: [Float], options: DuplexDriver.Options, stopAfterFrames frames: Int) throws
         -> (driver: DuplexDriver, reason: DriverStopReason?, events: [DriverEvent]) {
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: frames)
         let engine = RenderEngine()
         let node = SampleSequenceNode(samples: samples, channelCount: options.playbackChannels ?? 2)
         engine.install(try sequencePlan(node, spec: driver.processSpec))

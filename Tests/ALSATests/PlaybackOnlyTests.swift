@@ -30,9 +30,8 @@ final class PlaybackOnlyTests: XCTestCase {
         let played = dir.appendingPathComponent("played.raw")
         let frames = 24_000
         let signal = ALSATestSupport.testSignal(frames: frames)
-        var options = PlaybackOnlyTestSupport.options(output: played)
-        options.stopAfterFrames = frames + 4 * 64
-        let (driver, reason, events) = try PlaybackOnlyTestSupport.play(signal, options: options)
+        let options = PlaybackOnlyTestSupport.options(output: played)
+        let (driver, reason, events) = try PlaybackOnlyTestSupport.play(signal, options: options, stopAfterFrames: frames + 4 * 64)
 
         let granted = driver.granted
         XCTAssertTrue(granted.isPlaybackOnly)
@@ -50,9 +49,9 @@ final class PlaybackOnlyTests: XCTestCase {
         XCTAssertEqual(granted.description,
                        "48000 Hz, FLOAT_LE, 2 out (no capture), period 64 × 2 = 128 frames, output latency ≈ 2.7 ms (128 frames)")
 
-        XCTAssertEqual(reason, .frameLimitReached)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(events.first, .started)
-        XCTAssertEqual(events.last, .stopped(.frameLimitReached))
+        XCTAssertEqual(events.last, .stopped(driver.frameLimitReason))
         XCTAssertEqual(driver.xrunCount, 0)
         XCTAssertEqual(driver.stallCount, 0)
         XCTAssertEqual(driver.framesProcessed, frames + 4 * 64, "rendered frames; the priming is not counted")
@@ -80,9 +79,8 @@ final class PlaybackOnlyTests: XCTestCase {
         var options = PlaybackOnlyTestSupport.options(output: played, channels: 1)
         options.periodCount = 3
         options.periodsAhead = 0
-        options.stopAfterFrames = frames + 4 * 64
-        let (driver, reason, _) = try PlaybackOnlyTestSupport.play(signal, options: options)
-        XCTAssertEqual(reason, .frameLimitReached)
+        let (driver, reason, _) = try PlaybackOnlyTestSupport.play(signal, options: options, stopAfterFrames: frames + 4 * 64)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.granted.bufferFrames, 192)
         XCTAssertEqual(driver.granted.primedFrames, 64)
         XCTAssertEqual(driver.granted.outputLatencyFrames, 192)
@@ -105,9 +103,8 @@ final class PlaybackOnlyTests: XCTestCase {
             let played = dir.appendingPathComponent("played-\(format.rawValue).raw")
             var options = PlaybackOnlyTestSupport.options(output: played, channels: 1)
             options.formats = [format]
-            options.stopAfterFrames = frames + 4 * 64
-            let (driver, reason, _) = try PlaybackOnlyTestSupport.play(signal, options: options)
-            XCTAssertEqual(reason, .frameLimitReached, "\(format)")
+            let (driver, reason, _) = try PlaybackOnlyTestSupport.play(signal, options: options, stopAfterFrames: frames + 4 * 64)
+            XCTAssertEqual(reason, driver.frameLimitReason, "\(format)")
             XCTAssertEqual(driver.granted.playback.format, format)
             let out = try ALSATestSupport.readRawFloats(played)
             let primed = driver.granted.primedFrames
@@ -131,9 +128,8 @@ final class PlaybackOnlyTests: XCTestCase {
         }
         var options = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"))
         options.calls = calls
-        options.stopAfterFrames = 64 * 20
-        let (driver, reason, _) = try PlaybackOnlyTestSupport.play([0.25], options: options)
-        XCTAssertEqual(reason, .frameLimitReached)
+        let (driver, reason, _) = try PlaybackOnlyTestSupport.play([0.25], options: options, stopAfterFrames: 64 * 20)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.framesProcessed, 64 * 20)
         XCTAssertEqual(captureOpens.count.load(ordering: .relaxed), 0, "capture opens")
         XCTAssertEqual(playbackOpens.count.load(ordering: .relaxed), 1, "playback opens")
@@ -162,12 +158,11 @@ final class PlaybackOnlyTests: XCTestCase {
         XCTAssertTrue(ALSATestSupport.threadGone(named: "audio-render"), "\(ALSATestSupport.threadNames())")
         driver.close()
 
-        var limited = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"))
-        limited.stopAfterFrames = 64 * 10
-        let again = try DuplexDriver(options: limited)
+        let limited = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"))
+        let again = try DuplexDriver(options: limited, stopAfterFrames: 64 * 10)
         for _ in 0..<3 {
             try again.start(engine: engine)
-            XCTAssertEqual(ALSATestSupport.waitUntilStopped(again), .frameLimitReached)
+            XCTAssertEqual(ALSATestSupport.waitUntilStopped(again), again.frameLimitReason)
             XCTAssertEqual(again.framesProcessed, 64 * 10)
         }
         XCTAssertEqual(again.xrunCount, 0)
@@ -180,10 +175,9 @@ final class PlaybackOnlyTests: XCTestCase {
     func testRealtimeRequestIsGrantedOrExplained() throws {
         var options = PlaybackOnlyTestSupport.options(output: URL(fileURLWithPath: "/dev/null"))
         options.realtimePriority = 70
-        options.stopAfterFrames = 64 * 100
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: 64 * 100)
         try driver.start(engine: RenderEngine())
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         let realtime = try XCTUnwrap(driver.realtime)
         if realtime.hasRealtimePriority {
             XCTAssertNil(realtime.notice)

@@ -11,6 +11,8 @@ import XCTest
 /// mid-stream: real libasound underneath, one call replaced through `PCMCalls`.
 final class RenderLoopFaultTests: XCTestCase {
     private var dir: URL!
+    /// The frames each run renders (set by `options(frames:)`; `FrameLimit`).
+    private var frames = 0
 
     override func setUpWithError() throws {
         dir = try ALSATestSupport.temporaryDirectory()
@@ -25,14 +27,14 @@ final class RenderLoopFaultTests: XCTestCase {
         let signal = ALSATestSupport.testSignal(frames: frames)
         let raw = dir.appendingPathComponent("in.raw")
         try ALSATestSupport.writeRaw(signal, to: raw)
-        var o = ALSATestSupport.fileLoopbackOptions(input: raw, output: output ?? URL(fileURLWithPath: "/dev/null"),
+        let o = ALSATestSupport.fileLoopbackOptions(input: raw, output: output ?? URL(fileURLWithPath: "/dev/null"),
                                                     playbackChannels: 1)
-        o.stopAfterFrames = frames
+        self.frames = frames
         return (o, signal)
     }
 
     private func run(_ options: DuplexDriver.Options) throws -> (DuplexDriver, DriverStopReason?, [DriverEvent]) {
-        let driver = try DuplexDriver(options: options)
+        let driver = try DuplexDriver(options: options, stopAfterFrames: frames)
         let engine = RenderEngine()
         engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         try driver.start(engine: engine)
@@ -57,7 +59,7 @@ final class RenderLoopFaultTests: XCTestCase {
         }
         o.calls = calls
         let (driver, reason, events) = try run(o)
-        XCTAssertEqual(reason, .frameLimitReached)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.xrunCount, 1)
         XCTAssertTrue(events.contains(.xrunRecovered(.capture, total: 1)), "\(events)")
 
@@ -81,7 +83,7 @@ final class RenderLoopFaultTests: XCTestCase {
         }
         o.calls = calls
         let (driver, reason, events) = try run(o)
-        XCTAssertEqual(reason, .frameLimitReached)
+        XCTAssertEqual(reason, driver.frameLimitReason)
         XCTAssertEqual(driver.xrunCount, 1)
         XCTAssertTrue(events.contains(.xrunRecovered(.playback, total: 1)), "\(events)")
     }
@@ -144,12 +146,12 @@ final class RenderLoopFaultTests: XCTestCase {
             resumes.next() < 3 ? -EAGAIN : 0
         }
         o.calls = calls
-        let driver = try DuplexDriver(options: o)
+        let driver = try DuplexDriver(options: o, stopAfterFrames: frames)
         let engine = RenderEngine()
         try driver.start(engine: engine)
         XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .suspended(.capture))
         try driver.resumeAfterSuspend(engine: engine)
-        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), .frameLimitReached)
+        XCTAssertEqual(ALSATestSupport.waitUntilStopped(driver), driver.frameLimitReason)
         XCTAssertGreaterThanOrEqual(resumes.count.load(ordering: .relaxed), 3)
         driver.close()
     }
@@ -172,7 +174,7 @@ final class RenderLoopFaultTests: XCTestCase {
             return 0
         }
         o.calls = calls
-        let driver = try DuplexDriver(options: o)
+        let driver = try DuplexDriver(options: o, stopAfterFrames: frames)
         try driver.start(engine: RenderEngine())
         let deadline = Date().addingTimeInterval(5)
         var events: [DriverEvent] = []

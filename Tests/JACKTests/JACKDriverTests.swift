@@ -166,7 +166,7 @@ final class JACKDriverTests: XCTestCase {
         let driver = try openDriver {
             $0.inputChannels = 2
             $0.connections = .auto
-            $0.onRenderThreadStart = {
+            $0.calls = JACKCalls.live.withProcessThreadStart {
                 seen.name.withLock { $0 = RealtimeThread.currentName }
                 busker_allocation_counting_begin()
                 seen.kept = NSObject()
@@ -215,7 +215,7 @@ final class JACKDriverTests: XCTestCase {
     /// The process thread allocates nothing throughout, the changes included
     /// (the rebuild allocates on the control thread).
     func testBufferSizeChangesRebuildAndGoOnAtTheNewSize() throws {
-        let driver = try openDriver { $0.onRenderThreadStart = { busker_allocation_counting_begin() } }
+        let driver = try openDriver { $0.calls = JACKCalls.live.withProcessThreadStart { busker_allocation_counting_begin() } }
         let engine = RenderEngine()
         engine.install(try HalfGainNode.plan(inputChannels: 1, spec: driver.processSpec))
         let runner = SessionRunner(command: "test", driver: driver, engine: engine, policy: SessionPolicy(headless: true),

@@ -36,7 +36,7 @@ final class PlayInstrumentsJACKTests: XCTestCase {
     /// chain's graph before it is compiled. `stop` closes the client, so the
     /// process thread stops, before the engine's plans go.
     private func startPlayChain(clientName: String, limiterLookaheadMilliseconds: Float,
-                                onRenderThreadStart: (@Sendable () -> Void)? = nil,
+                                onProcessThreadStart: (@Sendable () -> Void)? = nil,
                                 prepare: (InstrumentRig) -> Void = { _ in }) throws
         -> (input: JACKMIDIInput, rig: InstrumentRig, stop: () -> Void) {
         let input = JACKMIDIInput()
@@ -45,7 +45,7 @@ final class PlayInstrumentsJACKTests: XCTestCase {
         prepare(rig)
         var options = JACKDriver.Options(clientName: clientName, inputChannels: 0, connections: .none)
         options.midiInput = true
-        options.onRenderThreadStart = onRenderThreadStart
+        if let onProcessThreadStart { options.calls = JACKCalls.live.withProcessThreadStart(onProcessThreadStart) }
         let driver = try JACKDriver(options: options, midiInput: input)
         XCTAssertTrue(driver.midiIn === input)
         let engine = RenderEngine()
@@ -152,7 +152,7 @@ final class PlayInstrumentsJACKTests: XCTestCase {
         try XCTSkipUnless(busker_allocation_counting_supported() != 0, "allocation counting needs glibc")
         let probe = AllocationProbeNode()
         let (input, _, stop) = try startPlayChain(clientName: "busker-alloc", limiterLookaheadMilliseconds: 1,
-                                                  onRenderThreadStart: { busker_allocation_counting_begin() },
+                                                  onProcessThreadStart: { busker_allocation_counting_begin() },
                                                   prepare: { $0.chain.graph.add(probe) })
         defer { stop() }
         let sender = try JACKMIDISender(name: "alloc-sender")
