@@ -1,6 +1,25 @@
 import ALSA
+import FileIO
 import JACK
 import Session
+
+/// A driver as `AudioDriverChoice.open` made it: a device driver, which a
+/// session runner drives, or an offline driver, which runs to its end by
+/// itself (`AudioSession.runOffline`).
+enum OpenedDriver {
+    case device(any AudioDriver)
+    case file(FileRenderDriver)
+    case song(SongRenderDriver)
+
+    /// The driver as every session sees it.
+    var driver: any AudioDriver {
+        switch self {
+        case let .device(driver): driver
+        case let .file(driver): driver
+        case let .song(driver): driver
+        }
+    }
+}
 
 extension AudioDriverChoice {
     /// Opens the driver this choice names, for sources that read
@@ -10,23 +29,41 @@ extension AudioDriverChoice {
     ///   device that will not run at the rate or period asked for is said to
     ///   be so alone, not to disagree with a playback device the user never named.
     /// - Throws: `CommandLineError.runtime`: the driver's one line (an unknown
-    ///   PCM, a busy device, a refused format, no server).
+    ///   PCM, a busy device, a refused format, no server, an unreadable input file).
     /// - Thread: control
-    /// - Realtime: unsafe (opens devices)
-    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool) throws(CommandLineError) -> any AudioDriver {
+    /// - Realtime: unsafe (opens devices or files)
+    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool) throws(CommandLineError) -> OpenedDriver {
         switch self {
         case var .alsa(options):
             // Up to two capture channels the device's own choice stands.
             if captureChannels > 2 && options.captureChannels == nil { options.captureChannels = captureChannels }
-            return try Self.openALSA(options, captureOnly: captureOnly)
+            return .device(try Self.openALSA(options, captureOnly: captureOnly))
         case var .jack(options):
             options.inputChannels = max(options.inputChannels, captureChannels)
             options.midiInput = midiInput
             do {
-                return try JACKDriver(options: options)
+                return .device(try JACKDriver(options: options))
             } catch {
                 throw .runtime(error.description)
             }
+        case let .file(options, outputChannels):
+            do {
+                let driver = try FileRenderDriver(options: options)
+                driver.outputChannelCount = outputChannels
+                return .file(driver)
+            } catch {
+                throw .runtime(error.description)
+            }
+        case let .song(options):
+            return .song(SongRenderDriver(options: options))
+        }
+    }
+
+    /// Whether the choice runs on files, as fast as the machine allows.
+    var isOffline: Bool {
+        switch self {
+        case .alsa, .jack: false
+        case .file, .song: true
         }
     }
 

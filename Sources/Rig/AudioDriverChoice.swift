@@ -1,11 +1,18 @@
 import ALSA
+import FileIO
 import JACK
 import Session
 
-/// Which driver a device session runs on (`--driver alsa|jack`), with its options.
+/// Which driver a session runs on, with its options: ALSA devices or a
+/// JACK client (`--driver alsa|jack`), or files offline.
 public enum AudioDriverChoice {
     case alsa(DuplexDriver.Options)
     case jack(JACKDriver.Options)
+    /// An audio file through the chain into another, offline, with the
+    /// output file's channels (`busker live --input file: --output file:`).
+    case file(FileRenderDriver.Options, outputChannels: Int)
+    /// Sources with no input (instruments playing a song) into a file, offline (`busker render`).
+    case song(SongRenderDriver.Options)
 
     /// The options `--driver`, `--name` and `--connect` make, for commands
     /// whose ALSA options come from `alsa` (called only when ALSA is chosen).

@@ -4,9 +4,10 @@ import Session
 
 extension LiveChain {
     /// Runs the live chain over a file offline (`busker live --input file:`,
-    /// the benchmark), its output aligned with its input. The output is
-    /// written beside the named file and renamed into place only when
-    /// complete: a failure or an interruption leaves a file that was there as it was.
+    /// the benchmark), its output aligned with its input: an `AudioSession`
+    /// on `.file`. The output is written beside the named file and renamed
+    /// into place only when complete: a failure or an interruption leaves a
+    /// file that was there as it was.
     /// - Parameters:
     ///   - outputChannelCount: 2, or 1 for a mono output file.
     ///   - interruption: asked every few milliseconds while the run goes; a
@@ -17,25 +18,19 @@ extension LiveChain {
     public static func renderFile(options: FileRenderDriver.Options, settings: LiveSettings, outputChannelCount: Int = 2,
                                   limiterLookaheadMilliseconds: Float = 1,
                                   interruption: () -> ProcessSignal? = { nil }) throws -> FileRenderDriver.Report {
-        let driver: FileRenderDriver
-        do {
-            driver = try FileRenderDriver(options: options)
-        } catch {
-            throw CommandLineError.runtime(error.description)
-        }
+        let setup = SessionDescription(command: "live", driver: .file(options, outputChannels: outputChannelCount),
+                                       sources: SessionSources(strips: settings, limiterLookaheadMilliseconds: limiterLookaheadMilliseconds),
+                                       recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
+        let session = try AudioSession(setup)
         var signal: ProcessSignal?
         do {
-            return try driver.run(isInterrupted: { signal = interruption(); return signal != nil }) { channels, spec in
-                let chain = try LiveChain(inputChannelCount: channels, settings: settings, outputChannelCount: outputChannelCount,
-                                          limiterLookaheadMilliseconds: limiterLookaheadMilliseconds)
-                return (try chain.compile(spec: spec), chain.latencyFrames)
-            }
+            return try session.runFile(isInterrupted: { signal = interruption(); return signal != nil })
         } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
+            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(session.outputKeptNote)")
         } catch let error as GraphError {
             throw CommandLineError.runtime(error.description)
         } catch is FileRenderDriver.Interrupted {
-            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal"); \(driver.outputKeptNote)")
+            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal"); \(session.outputKeptNote)")
         }
     }
 }

@@ -31,8 +31,10 @@ public enum RecordRig {
         var setup = SessionDescription(command: "record", driver: choice, sources: SessionSources(), recording: nil,
                                        policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
         setup.takesJobControl = false
-        let session = try DeviceSession(setup, output: output)
+        let session = try AudioSession(setup, output: output)
         let runner = session.runner, driver = runner.driver
+        // Nothing but the input: the session put the take's tap at the end of its graph.
+        guard let tap = session.tap else { throw CommandLineError.runtime("record: the session has no tap") }
         let granted = driver.format
         let captureChannels = session.chain.outputChannels
         runner.send(.userStart)
@@ -47,7 +49,7 @@ public enum RecordRig {
         recorderOptions.frameLimit = duration.map { Int(($0 * Double(granted.sampleRate)).rounded()) }
         let recorder: Recorder
         do {
-            recorder = try Recorder.start(tap: session.tap, path: path, format: request.format, sampleRate: granted.sampleRate,
+            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: granted.sampleRate,
                                           force: request.force, options: recorderOptions)
         } catch {
             runner.send(.userStop)
@@ -140,27 +142,25 @@ public enum RecordRig {
         var recorder: Recorder?
         var cancelled = false
         do {
-            let driver = try FileRenderDriver(options: options)
-            cancelled = try driver.run { inputChannels, spec in
-                let graph = AudioGraph(inputChannelCount: inputChannels)
-                graph.output = graph.input
-                // Offline the tap waits for the writer rather than drop a frame.
-                let tap = RecordingTap(channelCount: channels ?? inputChannels, sampleRate: spec.sampleRate, waitsForWriter: true)
-                taps.tap = tap
-                try tap.install(atEndOf: graph)
-                let plan = try graph.compile(spec: spec)
-                var recorderOptions = Recorder.Options()
-                recorderOptions.frameLimit = max(1, limit)
-                recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: engineRate,
-                                              force: request.force, options: recorderOptions)
-                return (plan, 0)
-            }.wasCancelled
+            var sources = SessionSources()
+            sources.recordedChannels = channels
+            let setup = SessionDescription(command: "record", driver: .file(options, outputChannels: 2), sources: sources,
+                                           recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
+            let session = try AudioSession(setup, output: output)
+            guard let tap = session.tap else { throw CommandLineError.runtime("record: the session has no tap") }
+            taps.tap = tap
+            var recorderOptions = Recorder.Options()
+            recorderOptions.frameLimit = max(1, limit)
+            recorder = try Recorder.start(tap: tap, path: path, format: request.format, sampleRate: engineRate,
+                                          force: request.force, options: recorderOptions)
+            cancelled = try session.runFile().wasCancelled
         } catch {
             // Whatever stopped the run, a take that started is finalized: a valid file with what it holds.
             if let recorder {
                 let report = recorder.stop(audioHasStopped: true)
                 output.line("busker record: \(inputPath) → \(report.summary)")
             }
+            if let error = error as? CommandLineError { throw error }
             if let error = error as? RecordingError { throw CommandLineError.runtime(error.description) }
             if let error = error as? AudioFileError { throw CommandLineError.runtime(error.description) }
             throw CommandLineError.runtime("recording \(inputPath) failed: \(error)")

@@ -4,7 +4,7 @@ import Session
 /// the sound goes (the driver and its options), what plays (the sources),
 /// the take and how the session behaves when devices come and go. `busker
 /// live`, `play` and `record` differ only in the description they hand
-/// `DeviceSession`.
+/// `AudioSession`.
 public struct SessionDescription {
     /// `live`, `play`, `record`: the word every line starts with.
     public var command: String

@@ -32,6 +32,8 @@ public struct SessionSources {
     public var midi: MIDISources?
     /// The output limiter's look-ahead; nil: none (an instant attack, no added delay).
     public var limiterLookaheadMilliseconds: Float?
+    /// With nothing but the input: the take's channels (nil: the input's).
+    public var recordedChannels: Int?
 
     public init(strips: LiveSettings? = nil, instruments: Instruments? = nil, midi: MIDISources? = nil,
                 limiterLookaheadMilliseconds: Float? = nil) {
@@ -40,6 +42,9 @@ public struct SessionSources {
         self.midi = midi
         self.limiterLookaheadMilliseconds = limiterLookaheadMilliseconds
     }
+
+    /// Nothing but the input, recorded as it is (`busker record`).
+    public var isCaptureOnly: Bool { strips == nil && instruments == nil }
 
     /// The capture channels the sources read: up to the highest strip's
     /// input; 1 to record the input as it is (more when the device gives

@@ -6,7 +6,7 @@ import Session
 import TerminalUI
 
 /// `busker live`: the live chain, one channel strip per mic or instrument input. On ALSA devices or as a JACK client it runs in real time
-/// with a terminal UI (or headless): `DeviceSession` opens and starts it,
+/// with a terminal UI (or headless): `AudioSession` opens and starts it,
 /// `LiveSession` runs it. With `file:` endpoints it runs offline over a file
 /// as fast as the machine allows, with the same graph.
 enum LiveCommand {
@@ -214,7 +214,7 @@ enum LiveCommand {
                                        quitKey: "q")
         setup.driverLine = why
         setup.lossConsequence = "; the mic is off"
-        let session = try DeviceSession(setup)
+        let session = try AudioSession(setup)
         try session.start()
         if args.has("verbose") {
             for line in session.runner.driver.verboseLines + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }

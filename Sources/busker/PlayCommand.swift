@@ -93,7 +93,7 @@ enum PlayCommand {
                                        sources: SessionSources(instruments: song, midi: midi, limiterLookaheadMilliseconds: lookahead),
                                        recording: recording, policy: policy, quitKey: "esc")
         setup.driverLine = why
-        let session = try DeviceSession(setup)
+        let session = try AudioSession(setup)
         guard case let .instruments(rig) = session.chain else { return try session.finish() }
         try session.start()
         if args.has("verbose") {

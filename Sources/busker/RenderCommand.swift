@@ -1,6 +1,7 @@
 import FileIO
 import Foundation
 import Rig
+import Session
 import TerminalUI
 
 /// `busker render SONG.mid -o SONG.wav`: the play graph offline, as fast as
@@ -55,26 +56,33 @@ enum RenderCommand {
         driver.engineRate = try args.int("rate", in: 8000...192_000) ?? 48000
         driver.blockSize = try args.int("period", in: 16...8192) ?? FileRenderDriver.defaultBlockSize
         if let format = try args.sampleFormat() { driver.sampleFormat = format }
-        var options = SongRender.Options(songPath: songPath, driver: driver, settings: settings, instruments: instruments)
-        options.tempo = try args.tempoScale()
-
-        let render = try SongRender(options: options)
+        var song = SessionSources.Instruments(options: instruments, settings: settings, songPath: songPath)
+        song.tempo = try args.tempoScale()
+        let setup = SessionDescription(command: "render", driver: .song(driver),
+                                       sources: SessionSources(instruments: song, limiterLookaheadMilliseconds: 1),
+                                       recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
+        let session = try AudioSession(setup)
+        guard case let .instruments(rig) = session.chain else { return }
         if args.has("verbose") {
-            for line in VerboseReport.lines(for: render.rig)
+            for line in VerboseReport.lines(for: rig)
                 + ["output: \(outputPath), \(driver.sampleFormat.alsaName) at \(driver.engineRate) Hz, blocks of \(driver.blockSize) frames"] {
                 print("busker render: \(line)")
             }
         }
         StopSignals.install()
-        let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: render.songSeconds) : nil
-        let summary: String
+        let bar = !args.has("no-progress") && isatty(STDERR_FILENO) == 1 ? ProgressBar(totalSeconds: session.songSeconds ?? 0) : nil
+        let report: SongRenderDriver.Report
         do {
-            summary = try render.run(interruption: { StopSignals.pending }) { bar?.update(seconds: $0) }
+            report = try session.renderSong(interruption: { StopSignals.pending }) { bar?.update(seconds: $0) }
             bar?.finish()
         } catch {
             bar?.stopShort()
             throw error
         }
-        print(summary)
+        let silenced = session.engine.silencedBlockCount > 0
+            ? "; " + session.engine.silencedAudio().description(sampleRate: driver.engineRate) : ""
+        print("busker render: \(songPath) → \(outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz, "
+              + "\(rig.summary); \(String(format: "%.2f", report.wallSeconds)) s, \(Int(report.realtimeFactor.rounded()))× real time "
+              + "on thread \(report.renderThreadName)" + silenced)
     }
 }

@@ -1,29 +1,34 @@
 import Engine
+import FileIO
 import Foundation
 import Recording
 import Sequencing
 import Session
 
-/// One session on a device: the only place that opens a driver and builds
-/// a runner. From a `SessionDescription` it checks every file the user
-/// named, opens the driver the options choose, builds the chain from the
-/// sources for what the driver granted, attaches the MIDI sources (with the
-/// driver's own MIDI input), puts the recording tap at the chain's end and
-/// makes the session runner that carries out the device-event state
-/// machine. `start()` starts audio, the song and the first take; a control
-/// loop (a screen, or the `--no-tui` loop) then runs the session; `finish()`
-/// closes it and says or throws the last line.
+/// One session of Busker's audio, on devices or on files: the only place
+/// that opens a driver and builds a runner. From a `SessionDescription` it
+/// checks every file the user named, opens the driver the options choose,
+/// builds the chain from the sources for what the driver granted, attaches
+/// the MIDI sources (with the driver's own MIDI input), puts the recording
+/// tap at the chain's end and makes the session runner that carries out the
+/// device-event state machine.
 ///
-/// `busker live`, `play` and `record` differ only in the description they
-/// hand it. Everything it has to say goes to its `SessionOutput`.
-public final class DeviceSession {
+/// On devices, `start()` starts audio, the song and the first take; a
+/// control loop (a screen, or the `--no-tui` loop) then runs the session;
+/// `finish()` closes it and says or throws the last line. On files,
+/// `runFile` or `renderSong` runs the offline driver to its end, as fast
+/// as the machine allows.
+///
+/// `busker live`, `play`, `record` and `render` differ only in the
+/// description they hand it. Everything it has to say goes to its `SessionOutput`.
+public final class AudioSession {
     public let setup: SessionDescription
     public let output: SessionOutput
     public let engine = RenderEngine()
     public let chain: SessionChain
     public let runner: SessionRunner
-    /// At the chain's end: a take holds exactly what the speaker gets.
-    public let tap: RecordingTap
+    /// At the chain's end, when anything records: a take holds exactly what the speaker gets.
+    public let tap: RecordingTap?
     /// Ctrl-R's and `--record`'s takes (nil when the command records itself).
     public let takes: TakeControl?
     public let midi: MIDISources?
@@ -33,6 +38,8 @@ public final class DeviceSession {
     private let firstTake: String?
     /// Whether audio started: a session that never started has no mic to turn off.
     public private(set) var audioStarted = false
+    /// The driver as opened: on files, the one `renderFile`/`renderSong` runs.
+    private let opened: OpenedDriver
 
     /// Checks the files, opens the driver, builds and installs the chain.
     /// Nothing sounds until `start()`.
@@ -46,17 +53,20 @@ public final class DeviceSession {
         self.output = output
         firstTake = checked.firstTake
         midi = setup.sources.midi
-        StopSignals.install(jobControl: setup.takesJobControl)
+        // On files the command decides what a signal does (a benchmark's Ctrl-C just ends it).
+        if !setup.driver.isOffline { StopSignals.install(jobControl: setup.takesJobControl) }
         if let line = setup.driverLine { output.line("busker \(setup.command): \(line)") }
-        let driver = try setup.driver.open(captureChannels: setup.sources.captureChannels,
-                                           midiInput: setup.sources.midi != nil,
-                                           captureOnly: setup.sources.strips == nil && setup.sources.instruments == nil)
+        opened = try setup.driver.open(captureChannels: setup.sources.captureChannels,
+                                       midiInput: setup.sources.midi != nil,
+                                       captureOnly: setup.sources.isCaptureOnly)
+        let driver = opened.driver
         if let input = driver.midiInput { midi?.attach(input) }
         do {
             (chain, player) = try Self.buildChain(setup, song: checked.song, format: driver.format, output: output)
             (tap, takes) = try Self.installTaps(setup, chain: chain, firstTake: firstTake, format: driver.format)
             if let scheduler = chain.scheduler { engine.attach(scheduler) }
-            engine.install(try chain.compile(spec: driver.processSpec))
+            // An offline driver's plan is installed when it runs.
+            if !setup.driver.isOffline { engine.install(try chain.compile(spec: driver.processSpec)) }
         } catch {
             driver.close()
             throw error
@@ -106,6 +116,75 @@ public final class DeviceSession {
         if case let .instruments(rig) = chain { rig.collectRetired() }
         guard let takes else { return try ending() }
         try takes.report(command: setup.command, output: output, ending: ending)
+    }
+
+    // MARK: Files
+
+    /// The song's length at its tempo, in seconds (nil without a song).
+    public var songSeconds: Double? {
+        guard let player, let instruments = setup.sources.instruments else { return nil }
+        return Double(player.lengthFrames) / Double(runner.driver.format.sampleRate) / Double(instruments.tempo)
+    }
+
+    /// Runs the input file through the chain into the output file, its
+    /// output aligned with its input. The output is written beside the named
+    /// file and renamed into place only when complete: a failure or an
+    /// interruption leaves a file that was there as it was
+    /// (`outputKeptNote` says which).
+    /// - Parameter isInterrupted: asked every few milliseconds while the run
+    ///   goes; true abandons it (nothing is written).
+    /// - Throws: the file driver's: `AudioFileError`, `FileRenderDriver.Interrupted`;
+    ///   `GraphError`; `CommandLineError.runtime` for a session not on `.file`.
+    /// - Thread: control
+    /// - Realtime: unsafe (file I/O, starts threads)
+    public func runFile(isInterrupted: () -> Bool = { false }) throws -> FileRenderDriver.Report {
+        guard case let .file(driver) = opened else { throw CommandLineError.runtime("\(setup.command): not a file session") }
+        let plan = try chain.compile(spec: driver.processSpec)
+        return try driver.run(isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
+    }
+
+    /// On files: what became of the output file when the run did not
+    /// complete ("OUT.wav was left as it was", "OUT.wav was not written").
+    public var outputKeptNote: String {
+        switch opened {
+        case let .file(driver): driver.outputKeptNote
+        case let .song(driver): driver.outputKeptNote
+        case .device: ""
+        }
+    }
+
+    /// Renders the song through the instruments and its tail into the output
+    /// file, written beside it and renamed into place only when complete.
+    /// - Parameters:
+    ///   - interruption: asked while the render runs; a signal stops it
+    ///     (nothing is written; a file at the output path is left as it was).
+    ///   - progress: the seconds written so far, as they grow.
+    /// - Throws: `CommandLineError.runtime`: the file could not be written, or
+    ///   the render was interrupted; the line says what became of the output file.
+    /// - Thread: control
+    /// - Realtime: unsafe (file I/O, starts threads)
+    public func renderSong(interruption: () -> ProcessSignal? = { nil }, progress: (Double) -> Void = { _ in })
+        throws -> SongRenderDriver.Report {
+        guard case let .song(driver) = opened, let player, let instruments = setup.sources.instruments,
+              case let .instruments(rig) = chain else { throw CommandLineError.runtime("\(setup.command): not a song session") }
+        let rate = driver.options.engineRate
+        let plan = try chain.compile(spec: driver.processSpec)
+        player.play()
+        let songFrames = Int((Double(player.lengthFrames) / Double(instruments.tempo)).rounded(.up))
+        var signal: ProcessSignal?
+        defer { rig.collectRetired() }
+        do {
+            return try driver.run(plan: plan, engine: engine, latencyFrames: chain.latencyFrames, songFrames: songFrames,
+                                  isCancelled: { signal = interruption(); return signal != nil }) { written in
+                progress(Double(written) / Double(rate))
+            }
+        } catch let error as AudioFileError {
+            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
+        } catch is SongRenderDriver.Cancelled {
+            let percent = Int(min(1, Double(driver.framesWritten) / Double(max(1, songFrames))) * 100)
+            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal") at \(percent) %; "
+                                           + driver.outputKeptNote)
+        }
     }
 
     // MARK: Steps
@@ -186,10 +265,14 @@ public final class DeviceSession {
     /// when instruments play: audio and MIDI on one timeline) and, with
     /// `--stems`, the dry mic and each strip on taps of their own.
     private static func installTaps(_ setup: SessionDescription, chain: SessionChain, firstTake: String?, format: AudioFormat)
-        throws -> (RecordingTap, TakeControl?) {
+        throws -> (RecordingTap?, TakeControl?) {
         let rate = Double(format.sampleRate)
         guard let recording = setup.recording else {
-            let tap = RecordingTap(channelCount: chain.outputChannels, sampleRate: rate)
+            // The command records the input itself (`busker record`); anything else records nothing.
+            guard setup.sources.isCaptureOnly else { return (nil, nil) }
+            // Offline the tap waits for the writer rather than drop a frame.
+            let tap = RecordingTap(channelCount: setup.sources.recordedChannels ?? chain.outputChannels, sampleRate: rate,
+                                   waitsForWriter: setup.driver.isOffline)
             try tap.install(atEndOf: chain.graph)
             return (tap, nil)
         }
