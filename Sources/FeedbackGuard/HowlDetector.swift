@@ -80,8 +80,9 @@ public final class HowlDetector {
     private let lowBin: Int
     private let highBin: Int
     /// The lowest bin of the spectrum's mean for PAPR: bin 4 (86–94 Hz) or the band's bottom if higher.
-    /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar (taken from
-    /// bin 3, the mean costs the seed-1234 room in the simulator 1 dB of stable gain, `busker bench --howl`).
+    /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar, so a
+    /// howl would have to grow louder before it passes PAPR (`busker bench --howl` reports the
+    /// stable gain the guard adds).
     private let averageLowBin: Int
     /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
     /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
@@ -589,11 +590,10 @@ public final class HowlDetector {
     /// track already followed (its level and frequency go into the history) but starts none, and a
     /// track is judged only in a frame where its peak passes every test. Where a second howl grows
     /// about as fast near a multiple of the howl's frequency, the lead of the one over the other
-    /// wavers about the PHPR bar from frame to frame. The seed-1234 room in the simulator howls at
-    /// 1205 Hz with a second howl at 3.6 kHz, 10–14 dB under it, so the howl fails PHPR in 4 of the
-    /// 6 frames the fast growth rule reads. Carried on its track, it is caught 227 ms after the
-    /// onset, as with PHPR off altogether (`busker bench --howl`); if each such frame broke the
-    /// track or held back the count, it would be caught at 259 ms.
+    /// wavers about the PHPR bar from frame to frame, and the howl may fail PHPR in most of the
+    /// frames the fast growth rule reads. Carried on its track, it is caught as soon as with PHPR
+    /// off altogether; if each such frame broke the track or held back the count, it would be
+    /// caught frames later, louder (`busker bench --howl` reports the catch times).
     ///
     /// A note starts tracks too: its fundamental sounds before its overtones build up (a held
     /// FluidR3 flute note's stands 22 dB over them at its first frame, 10 dB seven frames later,
@@ -746,7 +746,7 @@ public final class HowlDetector {
         // k frames hold k − 1 steps, and k − k/6 of them (rounded) must rise: at 48 kHz no fall in the
         // fast rule's 5 steps and one in the slow rule's 11; at 88.2/96 kHz, whose windows hold twice the
         // frames, one in 11 and three in 23. That strictness at 48 kHz is what keeps a held piano note and a
-        // steady test tone un-notched: allowing dips of 0.25 dB would catch the seed-1234 room at 195 ms
+        // steady test tone un-notched: allowing small dips would catch some howls a few frames sooner
         // but notch both. More frames at a higher rate each rise less, hence a share rather than a count.
         func fallsAllowed(_ k: Int) -> Int { Int((Float(k) / 6).rounded()) }
         let frames = trackFrames[i]
