@@ -60,9 +60,8 @@ public final class CompressorNode: AudioNode {
     private var attackCoefficient: Float = 0
     private var releaseCoefficient: Float = 0
     /// One block's per-frame values between the passes of `render` (mean square, then
-    /// gain change, then dB), `scratchCapacity` frames.
-    private var scratch: UnsafeMutablePointer<Float>
-    private var scratchCapacity = 4
+    /// gain change, then dB).
+    private var scratch = GroupScratch()
 
     // MARK: Audio thread only
     private var meanSquare: Float = 0
@@ -86,8 +85,6 @@ public final class CompressorNode: AudioNode {
         self.releaseMilliseconds = releaseMilliseconds
         switchedOn = Atomic(isOn)
         makeup = LinearSmoother(value: 0, rampLength: 960)
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
         super.init(name: name)
     }
 
@@ -123,10 +120,7 @@ public final class CompressorNode: AudioNode {
         attackCoefficient = coefficient(Double(attackMilliseconds))
         releaseCoefficient = coefficient(Double(releaseMilliseconds))
         makeup.rampLength = max(1, Int((Self.makeupSmoothingSeconds * rate).rounded()))
-        scratch.deallocate()
-        scratchCapacity = (max(4, spec.maximumBlockSize) + 3) / 4 * 4
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
+        scratch.resize(forBlocksOf: spec.maximumBlockSize)
     }
 
     // MARK: Audio thread
@@ -167,7 +161,7 @@ public final class CompressorNode: AudioNode {
                                       attackCoefficient: attackCoefficient, releaseCoefficient: releaseCoefficient, isOn: on)
         let channels = output.channelCount
         var ms = meanSquare, gr = reduction, mk = makeup
-        let work = scratch, capacity = scratchCapacity
+        let work = scratch.values, capacity = scratch.capacity
         let mono = lastInput == 0 && channels == 1
         var done = 0
         while done < frames {
