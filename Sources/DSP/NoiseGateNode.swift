@@ -150,11 +150,7 @@ public final class NoiseGateNode: AudioNode {
         let atUnity = gainDB == 0  // a local: `&&` takes an autoclosure, which would retain self
         if !on && atUnity {
             // Off and at unity: a copy. The sidechain starts afresh when switched on.
-            for c in 0..<output.channelCount {
-                // An element loop: the checker reads `update(from:count:)` as a possible deallocation.
-                let source = input.channels[min(c, lastInput)], destination = output.channels[c]
-                for i in 0..<frames { destination[i] = source[i] }
-            }
+            copyLinkedChannels(input, to: output, frames: frames)
             envelope = 0
             if state != .open { state = .open; holdRemaining = 0 }
             return
