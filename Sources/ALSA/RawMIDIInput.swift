@@ -191,135 +191,180 @@ public final class RawMIDIInput: @unchecked Sendable {
 
     // MARK: Reader thread
 
+    /// What the reader thread keeps between reads.
+    private struct ReaderState {
+        var parser = MIDIByteParser()
+        var counters: RawMIDIInputStatus
+        /// Active Sensing: set once the sender sent 0xFE; the time of its last byte.
+        var sensing = false
+        var lastByteTime: UInt64 = 0
+        /// FIFO sessions in a row that ended without a byte (see `reopenFIFO`).
+        var emptySessions = 0
+        var sessionBytes = 0
+
+        /// How long `poll` may wait, in milliseconds: until Active Sensing's deadline, or for ever (-1).
+        /// Rounded up, so the wake-up is never early and the loop never spins.
+        func pollTimeout() -> Int32 {
+            guard sensing else { return -1 }
+            let deadline = lastByteTime + RawMIDIInput.activeSensingTimeoutNanoseconds
+            let now = MIDIInputPort.hostTimeNow
+            return now >= deadline ? 0 : Int32((deadline - now + 999_999) / 1_000_000)
+        }
+    }
+
+    /// What the reader does after one wake-up.
+    private enum ReaderStep {
+        case readOn
+        /// Publish this state and end the thread.
+        case end(RawMIDIInputStatus.State)
+    }
+
+    /// The size of the read buffer, in bytes.
+    private static let readCapacity = 512
+
     /// The reader's loop: poll the input and the wake pipe, read, parse, send.
     /// - Thread: midi-in
     /// - Realtime: unsafe (blocks in `poll`, allocates, locks the status mutex)
     private func run() {
-        let capacity = 512
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.readCapacity)
         defer { buffer.deallocate() }
-        var parser = MIDIByteParser()
-        var counters = published.withLock { $0 }
+        var reader = ReaderState(counters: published.withLock { $0 })
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0)]
-        // Active Sensing: set once the sender sent 0xFE; the time of its last byte.
-        var sensing = false
-        var lastByteTime: UInt64 = 0
-        // FIFO sessions in a row that ended without a byte (see `reopenFIFO`).
-        var emptySessions = 0
-        var sessionBytes = 0
-
-        func publish(_ state: RawMIDIInputStatus.State? = nil) {
-            if let state { counters.state = state }
-            counters.parser = parser.statistics
-            let snapshot = counters
-            published.withLock { $0 = snapshot }
-        }
-        func releaseNotes() {
-            port.releaseAllNotes(at: .hostNanoseconds(MIDIInputPort.hostTimeNow))
-        }
-
         while true {
-            var timeout: Int32 = -1
-            if sensing {
-                let deadline = lastByteTime + Self.activeSensingTimeoutNanoseconds
-                let now = MIDIInputPort.hostTimeNow
-                // Rounded up, so the wake-up is never early and the loop never spins.
-                timeout = now >= deadline ? 0 : Int32((deadline - now + 999_999) / 1_000_000)
-            }
             fds[0].fd = fd
             fds[0].revents = 0
             fds[1].revents = 0
-            let ready = poll(&fds, 2, timeout)
+            let ready = poll(&fds, 2, reader.pollTimeout())
+            let step: ReaderStep
             if ready < 0 {
-                let code = errno
-                if code == EINTR { continue }
+                step = pollFailed()
+            } else if fds[1].revents != 0 {
                 releaseNotes()
-                publish(.disconnected(.systemCallFailed(path: path, call: "poll", code: code)))
+                step = .end(.stopped)
+            } else if ready == 0 {
+                checkActiveSensing(&reader)
+                step = .readOn
+            } else {
+                step = readInput(into: buffer, &reader, inputEvents: fds[0].revents)
+            }
+            if case .end(let state) = step {
+                publish(state, &reader)
                 return
             }
-            if fds[1].revents != 0 {
-                releaseNotes()
-                publish(.stopped)
-                return
-            }
-            if ready == 0 {
-                if sensing && MIDIInputPort.hostTimeNow >= lastByteTime + Self.activeSensingTimeoutNanoseconds {
-                    // The connection is lost: end its notes, and forget any half message.
-                    releaseNotes()
-                    sensing = false
-                    parser.reset()
-                    counters.activeSensingTimeouts += 1
-                    publish(.sensingTimedOut)
-                }
-                continue
-            }
+        }
+    }
 
-            let count = read(fd, buffer, capacity)
-            if count > 0 {
-                let now = MIDIInputPort.hostTimeNow
-                lastByteTime = now
-                sessionBytes += count
-                counters.bytesRead += count
-                for index in 0..<count {
-                    parser.parse(buffer[index]) { output in
-                        guard case .message(let message) = output else { return }
-                        switch message {
-                        case .activeSensing:
-                            if kind != .file { sensing = true }
-                            counters.messagesFiltered += 1
-                        case .systemExclusive:
-                            counters.sysExMessages += 1
-                        default:
-                            if Self.forwardsToEngine(message) {
-                                port.send(message, at: .hostNanoseconds(now))
-                                counters.messagesForwarded += 1
-                            } else {
-                                counters.messagesFiltered += 1
-                            }
-                        }
+    /// Copies the reader's counters and the parser's statistics (and `state`, if any) into `status`.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (locks the status mutex)
+    private func publish(_ state: RawMIDIInputStatus.State? = nil, _ reader: inout ReaderState) {
+        if let state { reader.counters.state = state }
+        reader.counters.parser = reader.parser.statistics
+        let snapshot = reader.counters
+        published.withLock { $0 = snapshot }
+    }
+
+    /// Releases every note this input holds, now.
+    /// - Thread: midi-in (or the control thread before `start()`)
+    /// - Realtime: safe (the port never blocks)
+    private func releaseNotes() {
+        port.releaseAllNotes(at: .hostNanoseconds(MIDIInputPort.hostTimeNow))
+    }
+
+    /// `poll` failed: an interruption reads on, anything else ends the reader.
+    /// - Thread: midi-in
+    /// - Realtime: safe (reads errno; the port never blocks)
+    private func pollFailed() -> ReaderStep {
+        let code = errno
+        if code == EINTR { return .readOn }
+        releaseNotes()
+        return .end(.disconnected(.systemCallFailed(path: path, call: "poll", code: code)))
+    }
+
+    /// `poll` timed out: past Active Sensing's deadline the connection is lost,
+    /// so its notes end and any half message is forgotten.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (locks the status mutex)
+    private func checkActiveSensing(_ reader: inout ReaderState) {
+        guard reader.sensing && MIDIInputPort.hostTimeNow >= reader.lastByteTime + Self.activeSensingTimeoutNanoseconds else { return }
+        releaseNotes()
+        reader.sensing = false
+        reader.parser.reset()
+        reader.counters.activeSensingTimeouts += 1
+        publish(.sensingTimedOut, &reader)
+    }
+
+    /// Reads what the input has and sends the messages in it to the port.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (reads a file, locks the status mutex)
+    private func readInput(into buffer: UnsafeMutablePointer<UInt8>, _ reader: inout ReaderState, inputEvents: Int16) -> ReaderStep {
+        let count = read(fd, buffer, Self.readCapacity)
+        if count > 0 {
+            receive(UnsafeBufferPointer(start: buffer, count: count), &reader)
+            publish(.receiving, &reader)
+            return .readOn
+        }
+        if count == 0 { return endOfData(&reader) }
+        let code = errno
+        if code == EINTR { return .readOn }
+        if code == EAGAIN && inputEvents & Int16(POLLERR | POLLNVAL) == 0 { return .readOn }
+        releaseNotes()
+        return .end(.disconnected(.lost(path: path, code: code == EAGAIN ? EIO : code)))
+    }
+
+    /// Parses `bytes`, read just now, and sends the messages that go to the engine.
+    /// - Thread: midi-in
+    /// - Realtime: safe (the port never blocks)
+    private func receive(_ bytes: UnsafeBufferPointer<UInt8>, _ reader: inout ReaderState) {
+        let now = MIDIInputPort.hostTimeNow
+        reader.lastByteTime = now
+        reader.sessionBytes += bytes.count
+        reader.counters.bytesRead += bytes.count
+        var parser = reader.parser
+        for byte in bytes {
+            parser.parse(byte) { output in
+                guard case .message(let message) = output else { return }
+                switch message {
+                case .activeSensing:
+                    if kind != .file { reader.sensing = true }
+                    reader.counters.messagesFiltered += 1
+                case .systemExclusive:
+                    reader.counters.sysExMessages += 1
+                default:
+                    if Self.forwardsToEngine(message) {
+                        port.send(message, at: .hostNanoseconds(now))
+                        reader.counters.messagesForwarded += 1
+                    } else {
+                        reader.counters.messagesFiltered += 1
                     }
                 }
-                publish(.receiving)
-                continue
             }
-            if count == 0 {
-                // End of data: a regular file is done; a device that hung up is gone
-                // (a disconnected tty reads as end of data); a FIFO's writer closed.
-                releaseNotes()
-                switch kind {
-                case .file:
-                    publish(.ended)
-                    return
-                case .device:
-                    publish(.disconnected(.lost(path: path, code: 0)))
-                    return
-                case .fifo:
-                    break
-                }
-                counters.writersClosed += 1
-                parser.reset()
-                sensing = false
-                emptySessions = sessionBytes == 0 ? emptySessions + 1 : 0
-                sessionBytes = 0
-                if emptySessions > 1, waitForStop(milliseconds: 100) {
-                    publish(.stopped)
-                    return
-                }
-                if let error = reopenFIFO() {
-                    publish(.disconnected(error))
-                    return
-                }
-                publish(.waiting)
-                continue
-            }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN && fds[0].revents & Int16(POLLERR | POLLNVAL) == 0 { continue }
-            releaseNotes()
-            publish(.disconnected(.lost(path: path, code: code == EAGAIN ? EIO : code)))
-            return
         }
+        reader.parser = parser
+    }
+
+    /// End of data: a regular file is done; a device that hung up is gone
+    /// (a disconnected tty reads as end of data); a FIFO's writer closed, and
+    /// the reader waits for the next one.
+    /// - Thread: midi-in
+    /// - Realtime: unsafe (opens a file, blocks, locks the status mutex)
+    private func endOfData(_ reader: inout ReaderState) -> ReaderStep {
+        releaseNotes()
+        switch kind {
+        case .file: return .end(.ended)
+        case .device: return .end(.disconnected(.lost(path: path, code: 0)))
+        case .fifo: break
+        }
+        reader.counters.writersClosed += 1
+        reader.parser.reset()
+        reader.sensing = false
+        reader.emptySessions = reader.sessionBytes == 0 ? reader.emptySessions + 1 : 0
+        reader.sessionBytes = 0
+        if reader.emptySessions > 1, waitForStop(milliseconds: 100) { return .end(.stopped) }
+        if let error = reopenFIFO() { return .end(.disconnected(error)) }
+        publish(.waiting, &reader)
+        return .readOn
     }
 
     /// Replaces the FIFO's descriptor with a fresh one after its writer closed.

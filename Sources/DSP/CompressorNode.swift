@@ -60,9 +60,8 @@ public final class CompressorNode: AudioNode {
     private var attackCoefficient: Float = 0
     private var releaseCoefficient: Float = 0
     /// One block's per-frame values between the passes of `render` (mean square, then
-    /// gain change, then dB), `scratchCapacity` frames.
-    private var scratch: UnsafeMutablePointer<Float>
-    private var scratchCapacity = 4
+    /// gain change, then dB).
+    private var scratch = GroupScratch()
 
     // MARK: Audio thread only
     private var meanSquare: Float = 0
@@ -86,8 +85,6 @@ public final class CompressorNode: AudioNode {
         self.releaseMilliseconds = releaseMilliseconds
         switchedOn = Atomic(isOn)
         makeup = LinearSmoother(value: 0, rampLength: 960)
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
         super.init(name: name)
     }
 
@@ -123,10 +120,7 @@ public final class CompressorNode: AudioNode {
         attackCoefficient = coefficient(Double(attackMilliseconds))
         releaseCoefficient = coefficient(Double(releaseMilliseconds))
         makeup.rampLength = max(1, Int((Self.makeupSmoothingSeconds * rate).rounded()))
-        scratch.deallocate()
-        scratchCapacity = (max(4, spec.maximumBlockSize) + 3) / 4 * 4
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
+        scratch.resize(forBlocksOf: spec.maximumBlockSize)
     }
 
     // MARK: Audio thread
@@ -158,95 +152,23 @@ public final class CompressorNode: AudioNode {
         let settled = reduction == 0, makeupSettled = !makeup.isSmoothing, makeupZero = makeup.current == 0
         if !on && settled && makeupSettled && makeupZero {
             // Off and at unity: a copy; the detector starts afresh when switched on.
-            for c in 0..<output.channelCount {
-                // An element loop: the checker reads `update(from:count:)` as a possible deallocation.
-                let source = input.channels[min(c, lastInput)], destination = output.channels[c]
-                for i in 0..<frames { destination[i] = source[i] }
-            }
+            copyLinkedChannels(input, to: output, frames: frames)
             meanSquare = 0
             return
         }
-        let t = readParameter(thresholdRef), r = readParameter(ratioRef), w = readParameter(kneeRef)
-        let rmsA = rmsCoefficient, attackA = attackCoefficient, releaseA = releaseCoefficient
-        // Exact for a coefficient in [½, 1) (a time constant over 1.5 samples): no rounding in 1 − a.
-        let rmsB = 1 - rmsA, attackB = 1 - attackA, releaseB = 1 - releaseA
+        let kernel = CompressorKernel(threshold: readParameter(thresholdRef), ratio: readParameter(ratioRef),
+                                      knee: readParameter(kneeRef), rmsCoefficient: rmsCoefficient,
+                                      attackCoefficient: attackCoefficient, releaseCoefficient: releaseCoefficient, isOn: on)
         let channels = output.channelCount
         var ms = meanSquare, gr = reduction, mk = makeup
-        // Four frames at a time: the two recursions (the mean square and the smoothed
-        // reduction) a sample at a time, and the logarithm, the curve and the exponential,
-        // which dominate the arithmetic, four frames per instruction. Software-pipelined:
-        // while one group's reduction is smoothed, the next group's mean square, level and
-        // curve are computed, so the processor runs the two recursions side by side instead
-        // of one after the other. Every frame gets the same operations in any group or
-        // lane, so the output does not depend on where the blocks start.
-        let work = scratch, capacity = scratchCapacity
+        let work = scratch.values, capacity = scratch.capacity
         let mono = lastInput == 0 && channels == 1
-        let detector = CompressorDetector(a: rmsA, b: rmsB)
         var done = 0
         while done < frames {
             let n = min(frames - done, capacity)
             let whole = n / 4 * 4
-            if whole > 0 {
-                // Steps 1 and 2 for the first group; then each round smooths one group
-                // (step 3) with the changes the round before computed, and computes the next's.
-                var change = compressorChange(detector.detect(input, frame: done, mono: mono, lastInput: lastInput, &ms),
-                                              threshold: t, ratio: r, knee: w)
-                var start = 0
-                while start < whole {
-                    let next = start + 4
-                    var nextChange = change
-                    if next < whole {
-                        nextChange = compressorChange(detector.detect(input, frame: done + next, mono: mono, lastInput: lastInput, &ms),
-                                                      threshold: t, ratio: r, knee: w)
-                    }
-                    let p = work + start
-                    if on {
-                        // 3. Smoothing: attack while the reduction deepens, release while it eases.
-                        for j in 0..<4 {
-                            // Both candidates first, then the choice: the compare runs beside the
-                            // arithmetic instead of ahead of it.
-                            let target = change[j]
-                            let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
-                            gr = target < gr ? attack : release
-                            p[j] = gr + mk.next()
-                        }
-                    } else {
-                        // Off: no change asked; the reduction eases at the attack's pace, so the
-                        // copy takes over within ~0.1 s.
-                        for j in 0..<4 {
-                            gr = attackA * gr  // towards 0
-                            if gr > -1e-3 { gr = 0 }  // within 0.001 dB of unity: snap, and the copy takes over
-                            p[j] = gr + mk.next()
-                        }
-                    }
-                    change = nextChange
-                    start = next
-                }
-            }
-            // The last frames (fewer than four): the same steps, through the scratch.
-            let rest = n - whole
-            if rest > 0 {
-                let p = work + whole
-                for i in 0..<rest {
-                    var square: Float = 0
-                    for c in 0...lastInput { let x = input.channels[c][done + whole + i]; square = max(square, x * x) }
-                    ms = rmsA * ms + rmsB * square
-                    p[i] = ms
-                }
-                // Four lanes: the spare ones are scratch.
-                let change = compressorChange(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self), threshold: t, ratio: r, knee: w)
-                for j in 0..<rest {
-                    if on {
-                        let target = change[j]
-                        let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
-                        gr = target < gr ? attack : release
-                    } else {
-                        gr = attackA * gr
-                        if gr > -1e-3 { gr = 0 }
-                    }
-                    p[j] = gr + mk.next()
-                }
-            }
+            kernel.gainGroups(input, from: done, count: whole, mono: mono, into: work, &ms, &gr, &mk)
+            kernel.gainTail(input, from: done + whole, count: n - whole, into: work + whole, &ms, &gr, &mk)
             // 4. The gain (exactly 1 at 0 dB), applied.
             applyDecibelGains(work, count: n, from: input, to: output, channels: channels, offset: done)
             done += n
@@ -267,6 +189,141 @@ public final class CompressorNode: AudioNode {
 }
 
 // MARK: Audio thread: kernels
+
+/// Copies `input` into `output`, the last input channel into every output channel past it.
+/// - Thread: audio
+/// - Realtime: safe (element loops: the checker reads `update(from:count:)` as a possible deallocation)
+@inline(__always)
+func copyLinkedChannels(_ input: AudioBlock, to output: AudioBlock, frames: Int) {
+    let lastInput = input.channelCount - 1
+    for c in 0..<output.channelCount {
+        let source = input.channels[min(c, lastInput)], destination = output.channels[c]
+        for i in 0..<frames { destination[i] = source[i] }
+    }
+}
+
+/// One block's settings of `CompressorNode.render` and its steps 1 to 3: per frame,
+/// the gain change in dB plus the make-up, into the scratch that step 4 applies.
+struct CompressorKernel {
+    let threshold: Float
+    let ratio: Float
+    let knee: Float
+    let detector: CompressorDetector
+    let attackA: Float, attackB: Float
+    let releaseA: Float, releaseB: Float
+    let isOn: Bool
+
+    @inline(__always)
+    init(threshold: Float, ratio: Float, knee: Float, rmsCoefficient: Float, attackCoefficient: Float,
+         releaseCoefficient: Float, isOn: Bool) {
+        self.threshold = threshold
+        self.ratio = ratio
+        self.knee = knee
+        // Exact for a coefficient in [½, 1) (a time constant over 1.5 samples): no rounding in 1 − a.
+        detector = CompressorDetector(a: rmsCoefficient, b: 1 - rmsCoefficient)
+        attackA = attackCoefficient
+        attackB = 1 - attackCoefficient
+        releaseA = releaseCoefficient
+        releaseB = 1 - releaseCoefficient
+        self.isOn = isOn
+    }
+
+    /// Steps 1 to 3 for `count` frames from `frame`, a multiple of four, into `gains`.
+    ///
+    /// Four frames at a time: the two recursions (the mean square and the smoothed
+    /// reduction) a sample at a time, and the logarithm, the curve and the exponential,
+    /// which dominate the arithmetic, four frames per instruction. Software-pipelined:
+    /// while one group's reduction is smoothed, the next group's mean square, level and
+    /// curve are computed, so the processor runs the two recursions side by side instead
+    /// of one after the other. Every frame gets the same operations in any group or
+    /// lane, so the output does not depend on where the blocks start.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic on the preallocated scratch)
+    @inline(__always)
+    func gainGroups(_ input: AudioBlock, from frame: Int, count whole: Int, mono: Bool, into gains: UnsafeMutablePointer<Float>,
+                    _ ms: inout Float, _ gr: inout Float, _ mk: inout LinearSmoother) {
+        guard whole > 0 else { return }
+        let lastInput = input.channelCount - 1
+        // Steps 1 and 2 for the first group; then each round smooths one group
+        // (step 3) with the changes the round before computed, and computes the next's.
+        var change = compressorChange(detector.detect(input, frame: frame, mono: mono, lastInput: lastInput, &ms),
+                                      threshold: threshold, ratio: ratio, knee: knee)
+        var start = 0
+        while start < whole {
+            let next = start + 4
+            var nextChange = change
+            if next < whole {
+                nextChange = compressorChange(detector.detect(input, frame: frame + next, mono: mono, lastInput: lastInput, &ms),
+                                              threshold: threshold, ratio: ratio, knee: knee)
+            }
+            smoothGroup(change, into: gains + start, &gr, &mk)
+            change = nextChange
+            start = next
+        }
+    }
+
+    /// Step 3 on one group of four changes, plus the make-up, into `p[0..<4]`.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic)
+    @inline(__always)
+    func smoothGroup(_ change: SIMD4<Float>, into p: UnsafeMutablePointer<Float>, _ gr: inout Float, _ mk: inout LinearSmoother) {
+        if isOn {
+            // 3. Smoothing: attack while the reduction deepens, release while it eases.
+            for j in 0..<4 {
+                smoothOn(towards: change[j], &gr)
+                p[j] = gr + mk.next()
+            }
+        } else {
+            for j in 0..<4 {
+                easeOff(&gr)
+                p[j] = gr + mk.next()
+            }
+        }
+    }
+
+    /// Steps 1 to 3 for the last `rest` frames (fewer than four) from `frame`, through `p`.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic on the preallocated scratch)
+    @inline(__always)
+    func gainTail(_ input: AudioBlock, from frame: Int, count rest: Int, into p: UnsafeMutablePointer<Float>,
+                  _ ms: inout Float, _ gr: inout Float, _ mk: inout LinearSmoother) {
+        guard rest > 0 else { return }
+        let lastInput = input.channelCount - 1
+        for i in 0..<rest {
+            var square: Float = 0
+            for c in 0...lastInput { let x = input.channels[c][frame + i]; square = max(square, x * x) }
+            ms = detector.a * ms + detector.b * square
+            p[i] = ms
+        }
+        // Four lanes: the spare ones are scratch.
+        let change = compressorChange(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self),
+                                      threshold: threshold, ratio: ratio, knee: knee)
+        for j in 0..<rest {
+            if isOn { smoothOn(towards: change[j], &gr) } else { easeOff(&gr) }
+            p[j] = gr + mk.next()
+        }
+    }
+
+    /// Step 3, on: the attack while the reduction deepens towards `target`, the release while it eases.
+    /// Both candidates first, then the choice: the compare runs beside the arithmetic instead of ahead of it.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic)
+    @inline(__always)
+    func smoothOn(towards target: Float, _ gr: inout Float) {
+        let attack = attackA * gr + attackB * target, release = releaseA * gr + releaseB * target
+        gr = target < gr ? attack : release
+    }
+
+    /// Step 3, off: no change asked; the reduction eases towards 0 at the attack's pace, and
+    /// within 0.001 dB of unity snaps to it, so the copy takes over within ~0.1 s.
+    /// - Thread: audio
+    /// - Realtime: safe (arithmetic)
+    @inline(__always)
+    func easeOff(_ gr: inout Float) {
+        gr = attackA * gr
+        if gr > -1e-3 { gr = 0 }
+    }
+}
 
 /// The compressor's detector: a and 1 − a of its one-pole smoothing of the square.
 struct CompressorDetector {

@@ -56,9 +56,8 @@ public final class NoiseGateNode: AudioNode {
     /// dB per sample the gain moves up (opening) and per dB of depth down (closing).
     private var attackStepPerDB: Float = 1
     private var releaseStepPerDB: Float = 1
-    /// One block's gains between the passes of `render`, `scratchCapacity` frames.
-    private var scratch: UnsafeMutablePointer<Float>
-    private var scratchCapacity = 4
+    /// One block's gains between the passes of `render`.
+    private var scratch = GroupScratch()
 
     // MARK: Audio thread only
     private var envelope: Float = 0
@@ -88,8 +87,6 @@ public final class NoiseGateNode: AudioNode {
         self.holdMilliseconds = holdMilliseconds
         self.releaseMilliseconds = releaseMilliseconds
         switchedOn = Atomic(isOn)
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
         super.init(name: name)
     }
 
@@ -121,10 +118,7 @@ public final class NoiseGateNode: AudioNode {
         // A full-depth move takes the stated time whatever the floor: the step is per dB of depth.
         attackStepPerDB = Float(1 / max(1, Double(attackMilliseconds) / 1000 * rate))
         releaseStepPerDB = Float(1 / max(1, Double(releaseMilliseconds) / 1000 * rate))
-        scratch.deallocate()
-        scratchCapacity = (max(4, spec.maximumBlockSize) + 3) / 4 * 4
-        scratch = .allocate(capacity: scratchCapacity)
-        scratch.initialize(repeating: 0, count: scratchCapacity)
+        scratch.resize(forBlocksOf: spec.maximumBlockSize)
     }
 
     // MARK: Audio thread
@@ -156,11 +150,7 @@ public final class NoiseGateNode: AudioNode {
         let atUnity = gainDB == 0  // a local: `&&` takes an autoclosure, which would retain self
         if !on && atUnity {
             // Off and at unity: a copy. The sidechain starts afresh when switched on.
-            for c in 0..<output.channelCount {
-                // An element loop: the checker reads `update(from:count:)` as a possible deallocation.
-                let source = input.channels[min(c, lastInput)], destination = output.channels[c]
-                for i in 0..<frames { destination[i] = source[i] }
-            }
+            copyLinkedChannels(input, to: output, frames: frames)
             envelope = 0
             if state != .open { state = .open; holdRemaining = 0 }
             return
@@ -180,7 +170,7 @@ public final class NoiseGateNode: AudioNode {
         // In two passes: the sidechain and the gain in dB a sample at a time, then the
         // gains (`fastExp2`) four frames per operation and applied. The same operations
         // for every frame wherever a block starts: block-size invariant.
-        let work = scratch, capacity = scratchCapacity
+        let work = scratch.values, capacity = scratch.capacity
         let in0 = input.channels[0]
         let mono = lastInput == 0 && channels == 1
         var done = 0

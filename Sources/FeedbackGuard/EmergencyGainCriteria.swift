@@ -9,8 +9,8 @@ public struct EmergencyGainCriteria: Sendable, Equatable {
     // MARK: Stepping down and coming back
 
     /// How far one step lowers the gain, in dB. It matches the notches' `NotchBank.deepenStepDB`:
-    /// a loop a few dB over unity (the simulator's `busker bench --howl` steps 3–4 dB over the
-    /// bare limit) is back under it after one step, and a needless step leaves a voice audible.
+    /// a loop a few dB over unity (as the rooms of `busker bench --howl` are) is back under it
+    /// after one step, and a needless step leaves a voice audible.
     public var stepDB: Float = 6
     /// The deepest the gain goes, in dB: a notch's full depth (`NotchBank.maximumDepthDB`), five
     /// steps. A loop held at the limiter's −1 dBFS ceiling comes out at −31 dBFS or less; muting
@@ -101,11 +101,10 @@ public struct EmergencyGainCriteria: Sendable, Equatable {
     /// 9.7 kHz at 48 kHz, is one tone: at the ceiling its RMS is over `loudDB`.)
     public var pinnedTonalFraction: Float = 0.5
     /// A pinned stretch survives this many hops in a row off the ceiling (53 ms at 48 kHz), so an
-    /// xrun's dropout in a loop at the ceiling does not start its `pinnedSeconds` over. On a loaded
-    /// machine (13–117 xruns in 30 s) the virtual sound card's loop (`HowlLoopJackTests`) stays near
-    /// the ceiling for 6–9 s with no gap allowed, up to 9 s with 2, and is off it within 2–4 s with 5
-    /// (four runs). Speech keeps longer gaps: driven 6 dB past full scale it gets no step
-    /// (`HowlGuardRecoveryTests`).
+    /// xrun's dropout in a loop at the ceiling does not start its `pinnedSeconds` over: on a loaded
+    /// machine xruns come often enough that with fewer gaps allowed the virtual sound card's loop
+    /// (`HowlLoopJackTests`) can stay near the ceiling for seconds. Speech keeps longer gaps:
+    /// driven 6 dB past full scale it gets no step (`HowlGuardRecoveryTests`).
     public var pinnedGapHops: Int = 5
 
     // MARK: Notches

@@ -42,8 +42,9 @@ public struct HowlCriteria: Sendable, Equatable {
     /// PTPR: the absolute level a peak must reach, in dB.
     public var thresholdDB: Float = -60
     /// PAPR, PNPR and PHPR minima, in dB. PAPR is over the mean of the band searched (up to 9.7 kHz
-    /// at 48 kHz, the decimator's passband). At 15 dB a second howl in the seed-21 room grows to
-    /// −13.5 dBFS before it is found; at 13 dB the guarded peak there is −21 dBFS (`busker bench --howl`).
+    /// at 48 kHz, the decimator's passband). A higher PAPR bar lets a second howl, which rises beside
+    /// a first one already notched, grow much louder before it stands out enough to be found
+    /// (`busker bench --howl` reports the guarded peak level).
     public var minimumPAPR: Float = 13
     public var minimumPNPR: Float = 15
     public var minimumPHPR: Float = 12

@@ -80,8 +80,9 @@ public final class HowlDetector {
     private let lowBin: Int
     private let highBin: Int
     /// The lowest bin of the spectrum's mean for PAPR: bin 4 (86–94 Hz) or the band's bottom if higher.
-    /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar (taken from
-    /// bin 3, the mean costs the seed-1234 room in the simulator 1 dB of stable gain, `busker bench --howl`).
+    /// The bass shelf lifts the bins below; in the mean they would raise every peak's bar, so a
+    /// howl would have to grow louder before it passes PAPR (`busker bench --howl` reports the
+    /// stable gain the guard adds).
     private let averageLowBin: Int
     /// The bins `computeSpectrum` fills, 0…spectrumTop: the band and the neighbours PNPR reads
     /// (8 bins past it). The harmonics PHPR reads above it are computed only for the few peaks
@@ -143,56 +144,33 @@ public final class HowlDetector {
         precondition(criteria.hopSize >= 1 && criteria.hopSize <= criteria.frameSize)
         self.criteria = criteria
         self.sampleRate = sampleRate
-        // Frames at this rate per frame at 48 kHz (the hop is the same number of samples).
-        let framesPerReferenceFrame = sampleRate / 48_000
-        var factor = 1
-        while sampleRate / Double(factor * 2) >= 22_050 { factor *= 2 }
+        let factor = HowlDetector.decimationFactor(sampleRate: sampleRate)
         decimation = factor
         analysisRate = sampleRate / Double(factor)
         decimators = (0..<factor.trailingZeroBitCount).map { _ in HalfBandDecimator(maximumChunk: criteria.hopSize) }
-        decimated = .allocate(capacity: criteria.hopSize + 4)
-        decimated.initialize(repeating: 0, count: criteria.hopSize + 4)
-        decimatedScratch = .allocate(capacity: criteria.hopSize + 4)
-        decimatedScratch.initialize(repeating: 0, count: criteria.hopSize + 4)
-        var n = 64
-        while Double(n) < Double(criteria.frameSize) * analysisRate / 48_000 - 0.5 || n < criteria.hopSize / factor { n *= 2 }
+        decimated = HowlDetector.filled(criteria.hopSize + 4, with: 0)
+        decimatedScratch = HowlDetector.filled(criteria.hopSize + 4, with: 0)
+        let n = HowlDetector.analysisFrameSize(criteria: criteria, analysisRate: analysisRate, decimation: factor)
         frameSize = n
         highestFrequency = factor > 1 ? min(criteria.highestFrequency, Float(HalfBandDecimator.passbandEdge * 2 * analysisRate))
             : criteria.highestFrequency
-        func frames(_ count: Int) -> Int { max(2, Int((Double(count) * framesPerReferenceFrame).rounded())) }
-        growthFrames = frames(criteria.growthFrames)
-        creepFrames = frames(criteria.creepFrames)
-        saturatedFrames = frames(criteria.saturatedFrames)
-        fastSlopeDB = Float(Double(criteria.fastSlopeDB) / framesPerReferenceFrame)
-        minimumSlopeDB = Float(Double(criteria.minimumSlopeDB) / framesPerReferenceFrame)
-        minimumCreepSlopeDB = Float(Double(criteria.minimumCreepSlopeDB) / framesPerReferenceFrame)
+        (growthFrames, creepFrames, saturatedFrames) = HowlDetector.windows(criteria, sampleRate: sampleRate)
+        (fastSlopeDB, minimumSlopeDB, minimumCreepSlopeDB) = HowlDetector.slopes(criteria, sampleRate: sampleRate)
         binWidth = Float(analysisRate / Double(n))
         fft = RadixTwoFFT(size: n / 2)
-        splitCosines = .allocate(capacity: n / 2 + 1)
-        splitSines = .allocate(capacity: n / 2 + 1)
-        for k in 0...n / 2 {
-            (splitCosines + k).initialize(to: Float(cos(2 * Double.pi * Double(k) / Double(n))))
-            (splitSines + k).initialize(to: Float(sin(2 * Double.pi * Double(k) / Double(n))))
-        }
-        history = .allocate(capacity: 2 * n)
-        history.initialize(repeating: 0, count: 2 * n)
-        window = .allocate(capacity: n)
-        for i in 0..<n { (window + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
-        var squares: Float = 0
-        for i in 0..<n { squares += window[i] * window[i] }
-        windowEnergy = squares
+        splitCosines = HowlDetector.turnTable(size: n, cos)
+        splitSines = HowlDetector.turnTable(size: n, sin)
+        history = HowlDetector.filled(2 * n, with: 0)
+        window = HowlDetector.hannWindow(size: n)
+        windowEnergy = HowlDetector.squaresInOrder(window, count: n)
         // Enough hops to hold a frame of analysed samples whatever the decimators' phase: a hop brings
         // hop / decimation of them on average (none at all when the hop is shorter than the factor),
         // so ⌈frame · factor / hop⌉ hops and two more for the phase.
         hopEnergyCount = (n * factor + criteria.hopSize - 1) / criteria.hopSize + 2
-        hopEnergies = .allocate(capacity: hopEnergyCount)
-        hopEnergies.initialize(repeating: 0, count: hopEnergyCount)
-        real = .allocate(capacity: n)
-        real.initialize(repeating: 0, count: n)
-        imaginary = .allocate(capacity: n)
-        imaginary.initialize(repeating: 0, count: n)
-        power = .allocate(capacity: n / 2 + 1)
-        power.initialize(repeating: 0, count: n / 2 + 1)
+        hopEnergies = HowlDetector.filled(hopEnergyCount, with: 0)
+        real = HowlDetector.filled(n, with: 0)
+        imaginary = HowlDetector.filled(n, with: 0)
+        power = HowlDetector.filled(n / 2 + 1, with: 0)
         // A peak needs the bin below it, and its main lobe (±2 bins) clear of its mirror image's at DC.
         lowBin = max(3, Int((criteria.lowestFrequency / binWidth).rounded(.up)))
         averageLowBin = max(4, lowBin)
@@ -200,47 +178,94 @@ public final class HowlDetector {
         spectrumTop = min(n / 2, highBin + 9)
         // Hann: a sine of amplitude A peaks at A·N/4 in magnitude.
         calibrationDB = -Float(20 * log10(Double(n) / 4))
-        thresholdPower = Float(pow(10, Double(criteria.thresholdDB - calibrationDB) / 10))
-        paprRatio = Float(pow(10, Double(criteria.minimumPAPR) / 10))
-        pnprRatio = Float(pow(10, Double(criteria.minimumPNPR) / 10))
-        phprRatio = Float(pow(10, Double(criteria.minimumPHPR) / 10))
+        thresholdPower = HowlDetector.powerRatio(criteria.thresholdDB - calibrationDB)
+        paprRatio = HowlDetector.powerRatio(criteria.minimumPAPR)
+        pnprRatio = HowlDetector.powerRatio(criteria.minimumPNPR)
+        phprRatio = HowlDetector.powerRatio(criteria.minimumPHPR)
         let c = max(1, criteria.candidatesPerFrame)
-        candidateBins = .allocate(capacity: c)
-        candidateBins.initialize(repeating: 0, count: c)
-        candidateLevels = .allocate(capacity: c)
-        candidateLevels.initialize(repeating: 0, count: c)
-        candidateRatios = .allocate(capacity: c)
-        candidateRatios.initialize(repeating: 0, count: c)
-        harmonicRatios = .allocate(capacity: c)
-        harmonicRatios.initialize(repeating: 0, count: c)
-        harmonicBins = .allocate(capacity: c)
-        harmonicBins.initialize(repeating: 0, count: c)
-        harmonicLevels = .allocate(capacity: c)
-        harmonicLevels.initialize(repeating: 0, count: c)
+        (candidateBins, candidateLevels, candidateRatios) = HowlDetector.peakLists(capacity: c)
+        (harmonicBins, harmonicLevels, harmonicRatios) = HowlDetector.peakLists(capacity: c)
         let t = HowlDetector.trackCapacity
         historyLength = max(2 * growthFrames, saturatedFrames, creepFrames, 2)
-        trackActive = .allocate(capacity: t)
-        trackActive.initialize(repeating: false, count: t)
-        trackMatched = .allocate(capacity: t)
-        trackMatched.initialize(repeating: false, count: t)
-        trackFrames = .allocate(capacity: t)
-        trackFrames.initialize(repeating: 0, count: t)
-        trackMissed = .allocate(capacity: t)
-        trackMissed.initialize(repeating: 0, count: t)
-        trackLastBin = .allocate(capacity: t)
-        trackLastBin.initialize(repeating: 0, count: t)
-        trackBins = .allocate(capacity: t * historyLength)
-        trackBins.initialize(repeating: 0, count: t * historyLength)
-        trackLevels = .allocate(capacity: t * historyLength)
-        trackLevels.initialize(repeating: 0, count: t * historyLength)
-        trackHarmonicFree = .allocate(capacity: t * historyLength)
-        trackHarmonicFree.initialize(repeating: false, count: t * historyLength)
-        trackStartRatio = .allocate(capacity: t)
-        trackStartRatio.initialize(repeating: 0, count: t)
-        trackRatio = .allocate(capacity: t)
-        trackRatio.initialize(repeating: 0, count: t)
-        detections = .allocate(capacity: t)
-        detections.initialize(repeating: HowlDetection(frequency: 0, levelDB: 0, slopeDB: 0, reason: .growing), count: t)
+        trackActive = HowlDetector.filled(t, with: false)
+        trackMatched = HowlDetector.filled(t, with: false)
+        trackFrames = HowlDetector.filled(t, with: 0)
+        trackMissed = HowlDetector.filled(t, with: 0)
+        trackLastBin = HowlDetector.filled(t, with: 0)
+        trackBins = HowlDetector.filled(t * historyLength, with: 0)
+        trackLevels = HowlDetector.filled(t * historyLength, with: 0)
+        trackHarmonicFree = HowlDetector.filled(t * historyLength, with: false)
+        trackStartRatio = HowlDetector.filled(t, with: 0)
+        trackRatio = HowlDetector.filled(t, with: 0)
+        detections = HowlDetector.filled(t, with: HowlDetection(frequency: 0, levelDB: 0, slopeDB: 0, reason: .growing))
+    }
+
+    /// The largest power of two that keeps the analysis rate at 22.05 kHz or more.
+    private static func decimationFactor(sampleRate: Double) -> Int {
+        var factor = 1
+        while sampleRate / Double(factor * 2) >= 22_050 { factor *= 2 }
+        return factor
+    }
+
+    /// `criteria.frameSize` scaled from 48 kHz to `analysisRate`, to the next power of two
+    /// (at least 64), and long enough for a hop's analysed samples.
+    private static func analysisFrameSize(criteria: HowlCriteria, analysisRate: Double, decimation: Int) -> Int {
+        var n = 64
+        while Double(n) < Double(criteria.frameSize) * analysisRate / 48_000 - 0.5 || n < criteria.hopSize / decimation { n *= 2 }
+        return n
+    }
+
+    /// `criteria`'s growth, creep and saturation windows, given in frames at 48 kHz, as the same
+    /// times in frames at `sampleRate` (the hop is the same number of samples), at least 2 each.
+    private static func windows(_ criteria: HowlCriteria, sampleRate: Double) -> (growth: Int, creep: Int, saturated: Int) {
+        let perReferenceFrame = sampleRate / 48_000
+        func frames(_ count: Int) -> Int { max(2, Int((Double(count) * perReferenceFrame).rounded())) }
+        return (frames(criteria.growthFrames), frames(criteria.creepFrames), frames(criteria.saturatedFrames))
+    }
+
+    /// `criteria`'s fast, least and creeping slopes, given in dB per frame at 48 kHz, per frame at `sampleRate`.
+    private static func slopes(_ criteria: HowlCriteria, sampleRate: Double) -> (fast: Float, minimum: Float, creep: Float) {
+        let perReferenceFrame = sampleRate / 48_000
+        func perFrame(_ slope: Float) -> Float { Float(Double(slope) / perReferenceFrame) }
+        return (perFrame(criteria.fastSlopeDB), perFrame(criteria.minimumSlopeDB), perFrame(criteria.minimumCreepSlopeDB))
+    }
+
+    /// A peak list's bins, levels and ratios, `capacity` each, zeroed.
+    private static func peakLists(capacity: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        (filled(capacity, with: 0), filled(capacity, with: 0), filled(capacity, with: 0))
+    }
+
+    /// `dB` as a power ratio.
+    private static func powerRatio(_ dB: Float) -> Float {
+        Float(pow(10, Double(dB) / 10))
+    }
+
+    /// `count` elements, each `value`, to be deallocated by `deinit`.
+    private static func filled<Element>(_ count: Int, with value: Element) -> UnsafeMutablePointer<Element> {
+        let p = UnsafeMutablePointer<Element>.allocate(capacity: count)
+        p.initialize(repeating: value, count: count)
+        return p
+    }
+
+    /// `function`(2πk/size) for k in 0…size/2: the turns the split into the real spectrum needs.
+    private static func turnTable(size n: Int, _ function: (Double) -> Double) -> UnsafeMutablePointer<Float> {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: n / 2 + 1)
+        for k in 0...n / 2 { (p + k).initialize(to: Float(function(2 * Double.pi * Double(k) / Double(n)))) }
+        return p
+    }
+
+    /// The Hann window of `size` samples (periodic).
+    private static func hannWindow(size n: Int) -> UnsafeMutablePointer<Float> {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: n)
+        for i in 0..<n { (p + i).initialize(to: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))) }
+        return p
+    }
+
+    /// Σx² over `count` values, added one after the other (`sumOfSquares` adds in four partial sums).
+    private static func squaresInOrder(_ x: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var squares: Float = 0
+        for i in 0..<count { squares += x[i] * x[i] }
+        return squares
     }
 
     deinit {
@@ -589,11 +614,10 @@ public final class HowlDetector {
     /// track already followed (its level and frequency go into the history) but starts none, and a
     /// track is judged only in a frame where its peak passes every test. Where a second howl grows
     /// about as fast near a multiple of the howl's frequency, the lead of the one over the other
-    /// wavers about the PHPR bar from frame to frame. The seed-1234 room in the simulator howls at
-    /// 1205 Hz with a second howl at 3.6 kHz, 10–14 dB under it, so the howl fails PHPR in 4 of the
-    /// 6 frames the fast growth rule reads. Carried on its track, it is caught 227 ms after the
-    /// onset, as with PHPR off altogether (`busker bench --howl`); if each such frame broke the
-    /// track or held back the count, it would be caught at 259 ms.
+    /// wavers about the PHPR bar from frame to frame, and the howl may fail PHPR in most of the
+    /// frames the fast growth rule reads. Carried on its track, it is caught as soon as with PHPR
+    /// off altogether; if each such frame broke the track or held back the count, it would be
+    /// caught frames later, louder (`busker bench --howl` reports the catch times).
     ///
     /// A note starts tracks too: its fundamental sounds before its overtones build up (a held
     /// FluidR3 flute note's stands 22 dB over them at its first frame, 10 dB seven frames later,
@@ -746,7 +770,7 @@ public final class HowlDetector {
         // k frames hold k − 1 steps, and k − k/6 of them (rounded) must rise: at 48 kHz no fall in the
         // fast rule's 5 steps and one in the slow rule's 11; at 88.2/96 kHz, whose windows hold twice the
         // frames, one in 11 and three in 23. That strictness at 48 kHz is what keeps a held piano note and a
-        // steady test tone un-notched: allowing dips of 0.25 dB would catch the seed-1234 room at 195 ms
+        // steady test tone un-notched: allowing small dips would catch some howls a few frames sooner
         // but notch both. More frames at a higher rate each rise less, hence a share rather than a count.
         func fallsAllowed(_ k: Int) -> Int { Int((Float(k) / 6).rounded()) }
         let frames = trackFrames[i]

@@ -2,7 +2,8 @@ import Engine
 
 /// Interleaved ↔ planar copies for the offline drivers' render threads, with
 /// a vector path for stereo (the common case: four frames per step instead of
-/// one strided scalar per sample, which showed as 5 % of the render thread).
+/// one strided scalar per sample, as every sample of an offline render passes
+/// through these copies on its render thread).
 /// Pure copies: the samples come out bit for bit.
 enum Interleaving {
     // MARK: Audio thread

@@ -12,11 +12,10 @@ public struct SamplerConfiguration: Equatable, Sendable {
     /// A stereo preset uses two voices per note.
     public var polyphony: Int
     /// FluidSynth's master gain (`synth.gain`). The default, 0.3, is 3.5 dB
-    /// above FluidSynth's own 0.2: measured with FluidR3_GM's piano, one
-    /// fortissimo note then peaks near −19 dBFS and a fortissimo ten-note
-    /// chord near −8 dBFS, a useful level for one played instrument, while a
-    /// dense General MIDI arrangement stays mostly below full scale and the
-    /// output limiter catches the rest.
+    /// above FluidSynth's own 0.2: loud enough that one played instrument
+    /// (a fortissimo note, a full chord) comes out at a useful level with
+    /// headroom left, while a dense General MIDI arrangement stays mostly
+    /// below full scale and the output limiter catches the rest.
     public var gain: Double
     /// FluidSynth's own reverb and chorus; off by default because Busker's reverb serves.
     public var reverb: Bool

@@ -206,190 +206,235 @@ struct StandardMIDIFileParser {
         }
     }
 
-    private mutating func parseTrack(index: Int, from start: Int, to end: Int, isTruncated: Bool) throws(MIDIFileError) -> MIDIFileTrack {
+    /// Where reading one track stands: what it has read and what the next byte means.
+    private struct TrackCursor {
+        let index: Int
+        let end: Int
+        let isTruncated: Bool
+        var position: Int
         var events: [MIDIFileEvent] = []
-        var position = start
         var tick = 0
-        // 0 means none. The strict reader cancels it at the start of every track
-        // and at SysEx and meta events; the forgiving one keeps it across them
-        // (as many writers assumed) and notes when it is used there.
+        /// 0 means none. The strict reader cancels it at the start of every track
+        /// and at SysEx and meta events; the forgiving one keeps it across them
+        /// (as many writers assumed) and notes when it is used there.
         var runningStatus: UInt8 = 0
         var isRunningStatusCancelled = false
-        // False right after a skipped stray byte or dropped message: the next byte is an event at the same tick.
+        /// False right after a skipped stray byte or dropped message: the next byte is an event at the same tick.
         var readsDelta = true
-        var lostTheRest = false
 
-        /// Drops the event from `eventStart` that the chunk's end cut off (strictly: an error at `errorOffset`).
-        func cutOff(_ parser: inout StandardMIDIFileParser, from eventStart: Int, errorOffset: Int) throws(MIDIFileError) {
-            try parser.repair(.cutOffEvent, track: index, at: eventStart, bytes: end - eventStart,
-                              strictError: .eventPastEndOfTrack, errorOffset: errorOffset)
+        init(index: Int, from start: Int, to end: Int, isTruncated: Bool) {
+            self.index = index
+            self.end = end
+            self.isTruncated = isTruncated
+            position = start
         }
+    }
 
-        reading: while position < end {
-            let eventStart = position
-            if readsDelta {
-                switch readQuantity(&position, end: end) {
-                case .value(let delta): tick += delta
-                case .pastEnd(let at):
-                    try cutOff(&self, from: eventStart, errorOffset: at)
-                    lostTheRest = true
-                    break reading
-                case .tooLong:
-                    try repair(.unreadableTrackRest, track: index, at: eventStart, bytes: end - eventStart,
-                               strictError: .variableLengthQuantityTooLong)
-                    lostTheRest = true
-                    break reading
-                }
-                guard position < end else {
-                    try cutOff(&self, from: eventStart, errorOffset: position)
-                    lostTheRest = true
-                    break reading
-                }
-            }
-            readsDelta = true
-            let statusOffset = position
-            let first = bytes[position]
-            switch first {
-            case 0xFF, 0xF0, 0xF7:
-                position += 1
-                var type: UInt8 = 0
-                if first == 0xFF {
-                    guard position < end else {
-                        try cutOff(&self, from: eventStart, errorOffset: position)
-                        lostTheRest = true
-                        break reading
-                    }
-                    type = bytes[position]
-                    position += 1
-                }
-                let lengthOffset = position
-                let length: Int
-                switch readQuantity(&position, end: end) {
-                case .value(let value): length = value
-                case .pastEnd(let at):
-                    if first == 0xFF && type == 0x2F {
-                        // Only End of Track's empty length is missing: it still ends the track here.
-                        events.append(MIDIFileEvent(tick: tick, kind: .meta(.endOfTrack)))
-                        if isTruncated && !isStrict { return MIDIFileTrack(events: events) }
-                    }
-                    try cutOff(&self, from: eventStart, errorOffset: at)
-                    if first == 0xFF && type == 0x2F { return MIDIFileTrack(events: events) }
-                    lostTheRest = true
-                    break reading
-                case .tooLong:
-                    try repair(.unreadableTrackRest, track: index, at: eventStart, bytes: end - eventStart,
-                               strictError: .variableLengthQuantityTooLong, errorOffset: lengthOffset)
-                    lostTheRest = true
-                    break reading
-                }
-                guard length <= end - position else {
-                    try cutOff(&self, from: eventStart, errorOffset: lengthOffset)
-                    lostTheRest = true
-                    break reading
-                }
-                let data = Array(bytes[position..<position + length])
-                position += length
-                if isStrict { runningStatus = 0 } else if runningStatus != 0 { isRunningStatusCancelled = true }
-                if first == 0xFF {
-                    let meta = MIDIMetaEvent(type: type, data: data)
-                    events.append(MIDIFileEvent(tick: tick, kind: .meta(meta)))
-                    // Bytes after End of Track are not part of the track.
-                    if meta == .endOfTrack { return MIDIFileTrack(events: events) }
-                } else {
-                    events.append(MIDIFileEvent(tick: tick, kind: first == 0xF0 ? .sysEx(data) : .escape(data)))
-                }
-            case 0x00...0xEF:
-                let status: UInt8
-                if first >= 0x80 {
-                    status = first
-                    runningStatus = first
-                    isRunningStatusCancelled = false
-                    position += 1
-                } else if runningStatus == 0 {
-                    // Data with nothing to apply to: skip it up to the next status byte,
-                    // whose delta time is the data byte right before it, if any.
-                    var skipped = 0
-                    while position < end && bytes[position] < 0x80 {
-                        skipped += 1
-                        position += 1
-                    }
-                    readsDelta = skipped >= 2 && position < end
-                    if readsDelta {
-                        skipped -= 1
-                        position -= 1
-                    }
-                    try repair(.strayDataBytes, track: index, at: statusOffset, count: skipped, bytes: skipped,
-                               strictError: .dataByteWithoutRunningStatus(first))
-                    continue reading
-                } else {
-                    if isRunningStatusCancelled {
-                        try repair(.runningStatusAfterMetaOrSysEx, track: index, at: statusOffset, bytes: 0,
-                                   strictError: .dataByteWithoutRunningStatus(first))
-                        isRunningStatusCancelled = false
-                    }
-                    status = runningStatus
-                }
-                let count = MIDIMessage.dataByteCount(forStatus: status) ?? 0
-                var data: (UInt8, UInt8) = (0, 0)
-                var received = 0
-                while received < count {
-                    guard position < end else {
-                        try cutOff(&self, from: eventStart, errorOffset: position)
-                        lostTheRest = true
-                        break reading
-                    }
-                    let byte = bytes[position]
-                    if byte >= 0xF8 && byte != 0xFF && !isStrict {
-                        // A real-time byte may sit anywhere in a MIDI stream: skip it, the message goes on.
-                        try repair(.strayStatusBytes, track: index, at: position, bytes: 1, strictError: nil)
-                        position += 1
-                        continue
-                    }
-                    guard byte < 0x80 else {
-                        // A status byte cuts the message short: drop it and read an event from this byte.
-                        try repair(.incompleteMessages, track: index, at: statusOffset, bytes: position - statusOffset,
-                                   strictError: .unexpectedStatusByte(byte), errorOffset: position)
-                        readsDelta = false
-                        continue reading
-                    }
-                    if received == 0 { data.0 = byte } else { data.1 = byte }
-                    received += 1
-                    position += 1
-                }
-                // Cannot fail: status is 0x80–0xEF.
-                events.append(MIDIFileEvent(tick: tick, kind: .message(MIDIMessage(status: status, data1: data.0, data2: data.1)!)))
-            default:
-                // System common and real-time messages only appear in files inside F7 escapes.
-                // Skip this one with the data bytes it carries on the wire.
-                var dataBytes = 0
-                while dataBytes < Self.systemCommonDataCount(first) && position + 1 + dataBytes < end
-                    && bytes[position + 1 + dataBytes] < 0x80 {
-                    dataBytes += 1
-                }
-                // Stored as an event of its own (with its data), a delta time follows; slipped
-                // in before an event, the event does. Take the reading that makes sense of the
-                // most of what follows; on a tie, the first of: with its data, without; a delta
-                // time when a data byte follows, the event when a status byte does.
-                let limit = position + 1 + dataBytes + Self.lookaheadBytes
-                var best = (reach: -1, skipped: 1 + dataBytes, readsDelta: true)
-                for skipped in stride(from: 1 + dataBytes, through: 1, by: -1) {
-                    let next = position + skipped
-                    let deltaFirst = next >= end || bytes[next] < 0x80
-                    for delta in [deltaFirst, !deltaFirst] {
-                        let reach = cleanReach(from: next, end: end, limit: limit, runningStatus: runningStatus, readsDelta: delta)
-                        if reach > best.reach { best = (reach, skipped, delta) }
-                    }
-                }
-                try repair(.strayStatusBytes, track: index, at: statusOffset, bytes: best.skipped,
-                           strictError: .unexpectedStatusByte(first))
-                position += best.skipped
-                readsDelta = best.readsDelta
+    /// What reading one event leaves the track reader to do.
+    private enum TrackStep {
+        /// Read the next event.
+        case readOn
+        /// The rest of the chunk cannot be read: the track is what was read so far.
+        case lostTheRest
+        /// End of Track: the track is complete.
+        case ended
+    }
+
+    private mutating func parseTrack(index: Int, from start: Int, to end: Int, isTruncated: Bool) throws(MIDIFileError) -> MIDIFileTrack {
+        var cursor = TrackCursor(index: index, from: start, to: end, isTruncated: isTruncated)
+        while cursor.position < end {
+            switch try readEvent(&cursor) {
+            case .readOn: continue
+            case .lostTheRest, .ended: return MIDIFileTrack(events: cursor.events)
             }
         }
-        if !lostTheRest && !isTruncated {
+        if !isTruncated {
             try repair(.missingEndOfTrack, track: index, at: end, bytes: 0, strictError: nil)
         }
-        return MIDIFileTrack(events: events)
+        return MIDIFileTrack(events: cursor.events)
+    }
+
+    /// Reads one event (its delta time first, unless the cursor says otherwise).
+    private mutating func readEvent(_ cursor: inout TrackCursor) throws(MIDIFileError) -> TrackStep {
+        let eventStart = cursor.position
+        if cursor.readsDelta, let step = try readDelta(&cursor, eventStart: eventStart) { return step }
+        cursor.readsDelta = true
+        switch bytes[cursor.position] {
+        case 0xFF, 0xF0, 0xF7: return try readMetaOrSysEx(&cursor, eventStart: eventStart)
+        case 0x00...0xEF: return try readChannelMessage(&cursor, eventStart: eventStart)
+        default:
+            try skipSystemMessage(&cursor)
+            return .readOn
+        }
+    }
+
+    /// Reads a delta time into the cursor's tick. Nil when an event follows it in the chunk;
+    /// else what the track reader does now.
+    private mutating func readDelta(_ cursor: inout TrackCursor, eventStart: Int) throws(MIDIFileError) -> TrackStep? {
+        switch readQuantity(&cursor.position, end: cursor.end) {
+        case .value(let delta): cursor.tick += delta
+        case .pastEnd(let at): return try cutOff(cursor, from: eventStart, errorOffset: at)
+        case .tooLong: return try unreadableRest(cursor, from: eventStart, errorOffset: eventStart)
+        }
+        guard cursor.position < cursor.end else { return try cutOff(cursor, from: eventStart, errorOffset: cursor.position) }
+        return nil
+    }
+
+    /// Drops the event from `eventStart` that the chunk's end cut off (strictly: an error at `errorOffset`).
+    private mutating func cutOff(_ cursor: TrackCursor, from eventStart: Int, errorOffset: Int) throws(MIDIFileError) -> TrackStep {
+        try repair(.cutOffEvent, track: cursor.index, at: eventStart, bytes: cursor.end - eventStart,
+                   strictError: .eventPastEndOfTrack, errorOffset: errorOffset)
+        return .lostTheRest
+    }
+
+    /// Gives up on the chunk from `eventStart`: a variable-length quantity there is longer than four bytes.
+    private mutating func unreadableRest(_ cursor: TrackCursor, from eventStart: Int, errorOffset: Int) throws(MIDIFileError) -> TrackStep {
+        try repair(.unreadableTrackRest, track: cursor.index, at: eventStart, bytes: cursor.end - eventStart,
+                   strictError: .variableLengthQuantityTooLong, errorOffset: errorOffset)
+        return .lostTheRest
+    }
+
+    /// Reads a meta event (FF), a SysEx (F0) or an escape (F7) with its length and data.
+    private mutating func readMetaOrSysEx(_ cursor: inout TrackCursor, eventStart: Int) throws(MIDIFileError) -> TrackStep {
+        let first = bytes[cursor.position]
+        cursor.position += 1
+        var type: UInt8 = 0
+        if first == 0xFF {
+            guard cursor.position < cursor.end else { return try cutOff(cursor, from: eventStart, errorOffset: cursor.position) }
+            type = bytes[cursor.position]
+            cursor.position += 1
+        }
+        let isEndOfTrack = first == 0xFF && type == 0x2F
+        let lengthOffset = cursor.position
+        let length: Int
+        switch readQuantity(&cursor.position, end: cursor.end) {
+        case .value(let value): length = value
+        case .pastEnd(let at):
+            if isEndOfTrack {
+                // Only End of Track's empty length is missing: it still ends the track here.
+                cursor.events.append(MIDIFileEvent(tick: cursor.tick, kind: .meta(.endOfTrack)))
+                if cursor.isTruncated && !isStrict { return .ended }
+            }
+            let step = try cutOff(cursor, from: eventStart, errorOffset: at)
+            return isEndOfTrack ? .ended : step
+        case .tooLong: return try unreadableRest(cursor, from: eventStart, errorOffset: lengthOffset)
+        }
+        guard length <= cursor.end - cursor.position else { return try cutOff(cursor, from: eventStart, errorOffset: lengthOffset) }
+        let data = Array(bytes[cursor.position..<cursor.position + length])
+        cursor.position += length
+        if isStrict { cursor.runningStatus = 0 } else if cursor.runningStatus != 0 { cursor.isRunningStatusCancelled = true }
+        guard first == 0xFF else {
+            cursor.events.append(MIDIFileEvent(tick: cursor.tick, kind: first == 0xF0 ? .sysEx(data) : .escape(data)))
+            return .readOn
+        }
+        let meta = MIDIMetaEvent(type: type, data: data)
+        cursor.events.append(MIDIFileEvent(tick: cursor.tick, kind: .meta(meta)))
+        // Bytes after End of Track are not part of the track.
+        return meta == .endOfTrack ? .ended : .readOn
+    }
+
+    /// Reads a channel message, by its status byte or by running status.
+    private mutating func readChannelMessage(_ cursor: inout TrackCursor, eventStart: Int) throws(MIDIFileError) -> TrackStep {
+        let statusOffset = cursor.position
+        let first = bytes[statusOffset]
+        let status: UInt8
+        if first >= 0x80 {
+            status = first
+            cursor.runningStatus = first
+            cursor.isRunningStatusCancelled = false
+            cursor.position += 1
+        } else if cursor.runningStatus == 0 {
+            try skipStrayData(&cursor)
+            return .readOn
+        } else {
+            if cursor.isRunningStatusCancelled {
+                try repair(.runningStatusAfterMetaOrSysEx, track: cursor.index, at: statusOffset, bytes: 0,
+                           strictError: .dataByteWithoutRunningStatus(first))
+                cursor.isRunningStatusCancelled = false
+            }
+            status = cursor.runningStatus
+        }
+        return try readMessageData(&cursor, status: status, statusOffset: statusOffset, eventStart: eventStart)
+    }
+
+    /// Reads the data bytes of a channel message with `status` and records the message.
+    private mutating func readMessageData(_ cursor: inout TrackCursor, status: UInt8, statusOffset: Int,
+                                          eventStart: Int) throws(MIDIFileError) -> TrackStep {
+        let count = MIDIMessage.dataByteCount(forStatus: status) ?? 0
+        var data: (UInt8, UInt8) = (0, 0)
+        var received = 0
+        while received < count {
+            guard cursor.position < cursor.end else { return try cutOff(cursor, from: eventStart, errorOffset: cursor.position) }
+            let byte = bytes[cursor.position]
+            if byte >= 0xF8 && byte != 0xFF && !isStrict {
+                // A real-time byte may sit anywhere in a MIDI stream: skip it, the message goes on.
+                try repair(.strayStatusBytes, track: cursor.index, at: cursor.position, bytes: 1, strictError: nil)
+                cursor.position += 1
+                continue
+            }
+            guard byte < 0x80 else {
+                // A status byte cuts the message short: drop it and read an event from this byte.
+                try repair(.incompleteMessages, track: cursor.index, at: statusOffset, bytes: cursor.position - statusOffset,
+                           strictError: .unexpectedStatusByte(byte), errorOffset: cursor.position)
+                cursor.readsDelta = false
+                return .readOn
+            }
+            if received == 0 { data.0 = byte } else { data.1 = byte }
+            received += 1
+            cursor.position += 1
+        }
+        // Cannot fail: status is 0x80–0xEF.
+        cursor.events.append(MIDIFileEvent(tick: cursor.tick, kind: .message(MIDIMessage(status: status, data1: data.0, data2: data.1)!)))
+        return .readOn
+    }
+
+    /// Data with nothing to apply to: skips it up to the next status byte,
+    /// whose delta time is the data byte right before it, if any.
+    private mutating func skipStrayData(_ cursor: inout TrackCursor) throws(MIDIFileError) {
+        let statusOffset = cursor.position
+        let first = bytes[statusOffset]
+        var skipped = 0
+        while cursor.position < cursor.end && bytes[cursor.position] < 0x80 {
+            skipped += 1
+            cursor.position += 1
+        }
+        cursor.readsDelta = skipped >= 2 && cursor.position < cursor.end
+        if cursor.readsDelta {
+            skipped -= 1
+            cursor.position -= 1
+        }
+        try repair(.strayDataBytes, track: cursor.index, at: statusOffset, count: skipped, bytes: skipped,
+                   strictError: .dataByteWithoutRunningStatus(first))
+    }
+
+    /// System common and real-time messages only appear in files inside F7 escapes:
+    /// skips this one with the data bytes it carries on the wire.
+    private mutating func skipSystemMessage(_ cursor: inout TrackCursor) throws(MIDIFileError) {
+        let position = cursor.position, end = cursor.end
+        let first = bytes[position]
+        var dataBytes = 0
+        while dataBytes < Self.systemCommonDataCount(first) && position + 1 + dataBytes < end
+            && bytes[position + 1 + dataBytes] < 0x80 {
+            dataBytes += 1
+        }
+        // Stored as an event of its own (with its data), a delta time follows; slipped
+        // in before an event, the event does. Take the reading that makes sense of the
+        // most of what follows; on a tie, the first of: with its data, without; a delta
+        // time when a data byte follows, the event when a status byte does.
+        let limit = position + 1 + dataBytes + Self.lookaheadBytes
+        var best = (reach: -1, skipped: 1 + dataBytes, readsDelta: true)
+        for skipped in stride(from: 1 + dataBytes, through: 1, by: -1) {
+            let next = position + skipped
+            let deltaFirst = next >= end || bytes[next] < 0x80
+            for delta in [deltaFirst, !deltaFirst] {
+                let reach = cleanReach(from: next, end: end, limit: limit, runningStatus: cursor.runningStatus, readsDelta: delta)
+                if reach > best.reach { best = (reach, skipped, delta) }
+            }
+        }
+        try repair(.strayStatusBytes, track: cursor.index, at: position, bytes: best.skipped,
+                   strictError: .unexpectedStatusByte(first))
+        cursor.position += best.skipped
+        cursor.readsDelta = best.readsDelta
     }
 
     /// How far past `start` events read cleanly: the offset where the first

@@ -269,156 +269,219 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: Writer thread
 
-    /// The body of the `rec-writer` thread: drains the tap into the file
-    /// through `options.calls` until `stop()`, then finalizes the file.
-    /// - Thread: writer.
-    /// - Realtime: unsafe (file I/O, allocates, sleeps).
-    private func writeLoop(_ file: OpenFile, log: TakeLog) {
-        let calls = options.calls
-        let ch = channelCount
-        let chunkFrames = options.chunkFrames
-        let chunk = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
-        let zeros = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * ch)
-        zeros.initialize(repeating: 0, count: chunkFrames * ch)
-        defer {
-            chunk.deallocate()
-            zeros.deallocate()
-        }
-        // Everything that goes into the file (silence for gaps too) is measured as it goes in.
-        let meter = options.measuresLoudness ? try? LoudnessMeter(channelCount: ch, sampleRate: sampleRate) : nil
+    /// What the writer thread has written and seen of the take, and its buffers.
+    private struct WriterState {
+        let file: OpenFile
+        let log: TakeLog
+        let chunkFrames: Int
+        /// One chunk of frames read from the ring.
+        let chunk: UnsafeMutablePointer<Float>
+        /// One chunk of silence, written in place of dropped frames.
+        let zeros: UnsafeMutablePointer<Float>
+        /// Everything that goes into the file (silence for gaps too) is measured as it goes in.
+        let meter: LoudnessMeter?
         var fileFrames = 0
         var gaps: [DroppedSpan] = []
         var xruns: [Int] = []
         var midi: [RecordedMIDIEvent] = []
         var midiWritten = 0
-        var lastHeader = Self.now(), lastSync = lastHeader, lastMIDI = lastHeader
+        var lastHeader: Double
+        var lastSync: Double
+        var lastMIDI: Double
         var failure: RecordingError?
-        let canUpdateHeader = format.isWAV
 
-        /// Writes `n` frames from `p`; false (and `failure` set) when the write failed.
-        /// - Thread: writer.
-        /// - Realtime: unsafe (file I/O).
-        func put(_ p: UnsafePointer<Float>, _ n: Int) -> Bool {
-            let done = Int(calls.writeFrames(file.handle, p, sf_count_t(n)))
-            meter?.add(p, frames: max(0, done))
-            fileFrames += done
-            framesWritten.store(fileFrames, ordering: .releasing)
-            if done < n {
-                let reason = SoundFileErrorText.clean(String(cString: calls.errorText(file.handle)))
-                fail(.writeFailed(path: path, reason: reason))
-                return false
-            }
-            return true
-        }
-        func fail(_ e: RecordingError) {
-            guard failure == nil else { return }
-            failure = e
-            error.withLock { $0 = e }
-            failed.store(true, ordering: .releasing)
-            // Stop the take, not the audio: the tap stops copying at its next block.
-            tap.disarm()
-            log.writeError(e, at: fileFrames)
-        }
-        func putSilence(_ count: Int) -> Bool {
-            var left = count
-            while left > 0 {
-                let n = min(left, chunkFrames)
-                if !put(zeros, n) { return false }
-                left -= n
-            }
-            return true
-        }
-        /// Moves what is ready from the ring into the file; true when anything moved.
-        func drainOnce() -> Bool {
-            let available = tap.ring.availableToRead / ch
-            if failure != nil {
-                // After a failure, keep the ring empty so the audio thread never waits on it.
-                let n = tap.ring.read(into: chunk, count: min(available, chunkFrames) * ch)
-                var popped = false
-                while tap.gaps.pop() != nil { popped = true }
-                return n > 0 || popped
-            }
-            var toRead = min(available, chunkFrames)
-            // The ring holds no frame from after a gap the writer has not been told of.
-            if let gap = tap.gaps.peek() {
-                if gap.start <= fileFrames {
-                    _ = tap.gaps.pop()
-                    gaps.append(gap)
-                    log.droppedFrames(gap)
-                    _ = putSilence(gap.count)
-                    return true
-                }
-                toRead = min(toRead, gap.start - fileFrames)
-            }
-            guard toRead > 0 else { return false }
-            tap.ring.read(into: chunk, count: toRead * ch)
-            _ = put(chunk, toRead)
-            return true
+        init(file: OpenFile, log: TakeLog, chunkFrames: Int, channelCount: Int, meter: LoudnessMeter?, now: Double) {
+            self.file = file
+            self.log = log
+            self.chunkFrames = chunkFrames
+            self.meter = meter
+            chunk = .allocate(capacity: chunkFrames * channelCount)
+            zeros = .allocate(capacity: chunkFrames * channelCount)
+            zeros.initialize(repeating: 0, count: chunkFrames * channelCount)
+            lastHeader = now
+            lastSync = now
+            lastMIDI = now
         }
 
+        func deallocate() {
+            chunk.deallocate()
+            zeros.deallocate()
+        }
+    }
+
+    /// The body of the `rec-writer` thread: drains the tap into the file
+    /// through `options.calls` until `stop()`, then finalizes the file.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O, allocates, sleeps).
+    private func writeLoop(_ file: OpenFile, log: TakeLog) {
+        let meter = options.measuresLoudness ? try? LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate) : nil
+        var state = WriterState(file: file, log: log, chunkFrames: options.chunkFrames, channelCount: channelCount,
+                                meter: meter, now: Self.now())
+        defer { state.deallocate() }
         while true {
             let finishing = finishRequested.load(ordering: .acquiring)
-            let moved = drainOnce()
-            while let event = tap.midiQueue?.pop() { midi.append(event) }
-            for frame in pendingXruns.withLock({ p -> [Int] in defer { p.removeAll() }; return p }) {
-                xruns.append(frame)
-                log.xrun(at: frame)
-            }
-            for silenced in pendingSilenced.withLock({ p in defer { p.removeAll() }; return p }) {
-                log.silenced(blocks: silenced.blocks, from: silenced.from, at: silenced.frame)
-            }
-            let t = Self.now()
-            if canUpdateHeader && failure == nil && t - lastHeader >= options.headerUpdateSeconds {
-                _ = calls.updateHeader(file.handle)
-                lastHeader = t
-            }
-            if t - lastSync >= options.syncSeconds {
-                _ = calls.syncData(file.fd)
-                lastSync = t
-            }
-            if let midiPath = options.midiPath, midi.count != midiWritten, t - lastMIDI >= 2 {
-                try? MIDITakeFile.write(events: midi, sampleRate: sampleRate, to: midiPath)
-                midiWritten = midi.count
-                lastMIDI = t
-            }
+            let moved = drainOnce(&state)
+            collectEvents(&state)
+            keepFilesCurrent(&state, at: Self.now())
             if moved { continue }
             // The audio thread has let go (or stopped) and everything it wrote is out.
             if finishing { break }
             usleep(UInt32(options.pollMilliseconds * 1000))
         }
         // A gap still open at the end: its frames were counted, put silence in their place.
-        if failure == nil, let gap = tap.openGap {
-            gaps.append(gap)
-            log.droppedFrames(gap)
-            _ = putSilence(gap.count)
-        }
-        while let event = tap.midiQueue?.pop() { midi.append(event) }
+        if state.failure == nil, let gap = tap.openGap { putGap(gap, &state) }
+        while let event = tap.midiQueue?.pop() { state.midi.append(event) }
         if tap.droppedMIDIEvents > 0 { log.droppedMIDI(tap.droppedMIDIEvents) }
-        if canUpdateHeader { _ = calls.updateHeader(file.handle) }
+        closeFile(&state)
+        if let midiPath = options.midiPath {
+            try? MIDITakeFile.write(events: state.midi, sampleRate: sampleRate, to: midiPath)
+        }
+        publishResults(state)
+    }
+
+    /// Writes `n` frames from `p`; false (and the failure recorded) when the write failed.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O).
+    private func put(_ p: UnsafePointer<Float>, _ n: Int, _ state: inout WriterState) -> Bool {
+        let calls = options.calls
+        let done = Int(calls.writeFrames(state.file.handle, p, sf_count_t(n)))
+        state.meter?.add(p, frames: max(0, done))
+        state.fileFrames += done
+        framesWritten.store(state.fileFrames, ordering: .releasing)
+        if done < n {
+            let reason = SoundFileErrorText.clean(String(cString: calls.errorText(state.file.handle)))
+            fail(.writeFailed(path: path, reason: reason), &state)
+            return false
+        }
+        return true
+    }
+
+    /// Records the take's first failure and stops the take, not the audio:
+    /// the tap stops copying at its next block.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (locks, file I/O).
+    private func fail(_ e: RecordingError, _ state: inout WriterState) {
+        guard state.failure == nil else { return }
+        state.failure = e
+        error.withLock { $0 = e }
+        failed.store(true, ordering: .releasing)
+        tap.disarm()
+        state.log.writeError(e, at: state.fileFrames)
+    }
+
+    /// Writes silence in place of the frames of `gap` and logs it.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O).
+    private func putGap(_ gap: DroppedSpan, _ state: inout WriterState) {
+        state.gaps.append(gap)
+        state.log.droppedFrames(gap)
+        var left = gap.count
+        while left > 0 {
+            let n = min(left, state.chunkFrames)
+            if !put(state.zeros, n, &state) { return }
+            left -= n
+        }
+    }
+
+    /// Moves what is ready from the ring into the file; true when anything moved.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O).
+    private func drainOnce(_ state: inout WriterState) -> Bool {
+        let available = tap.ring.availableToRead / channelCount
+        if state.failure != nil {
+            // After a failure, keep the ring empty so the audio thread never waits on it.
+            let n = tap.ring.read(into: state.chunk, count: min(available, state.chunkFrames) * channelCount)
+            var popped = false
+            while tap.gaps.pop() != nil { popped = true }
+            return n > 0 || popped
+        }
+        var toRead = min(available, state.chunkFrames)
+        // The ring holds no frame from after a gap the writer has not been told of.
+        if let gap = tap.gaps.peek() {
+            if gap.start <= state.fileFrames {
+                _ = tap.gaps.pop()
+                putGap(gap, &state)
+                return true
+            }
+            toRead = min(toRead, gap.start - state.fileFrames)
+        }
+        guard toRead > 0 else { return false }
+        tap.ring.read(into: state.chunk, count: toRead * channelCount)
+        _ = put(state.chunk, toRead, &state)
+        return true
+    }
+
+    /// Takes the MIDI events, xruns and silenced blocks reported since the last
+    /// round, and logs the last two.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (locks, file I/O).
+    private func collectEvents(_ state: inout WriterState) {
+        while let event = tap.midiQueue?.pop() { state.midi.append(event) }
+        for frame in pendingXruns.withLock({ p -> [Int] in defer { p.removeAll() }; return p }) {
+            state.xruns.append(frame)
+            state.log.xrun(at: frame)
+        }
+        for silenced in pendingSilenced.withLock({ p in defer { p.removeAll() }; return p }) {
+            state.log.silenced(blocks: silenced.blocks, from: silenced.from, at: silenced.frame)
+        }
+    }
+
+    /// Keeps the files playable: the header rewritten, the data flushed and the
+    /// MIDI file rewritten, each when its interval has passed at time `t`.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O).
+    private func keepFilesCurrent(_ state: inout WriterState, at t: Double) {
+        let calls = options.calls
+        if format.isWAV && state.failure == nil && t - state.lastHeader >= options.headerUpdateSeconds {
+            _ = calls.updateHeader(state.file.handle)
+            state.lastHeader = t
+        }
+        if t - state.lastSync >= options.syncSeconds {
+            _ = calls.syncData(state.file.fd)
+            state.lastSync = t
+        }
+        if let midiPath = options.midiPath, state.midi.count != state.midiWritten, t - state.lastMIDI >= 2 {
+            try? MIDITakeFile.write(events: state.midi, sampleRate: sampleRate, to: midiPath)
+            state.midiWritten = state.midi.count
+            state.lastMIDI = t
+        }
+    }
+
+    /// Finalizes the header, closes the file and, after a failure, cuts a WAV
+    /// back to what was written whole.
+    /// - Thread: writer.
+    /// - Realtime: unsafe (file I/O).
+    private func closeFile(_ state: inout WriterState) {
+        let calls = options.calls, file = state.file
+        if format.isWAV { _ = calls.updateHeader(file.handle) }
         let closeResult = calls.closeSoundFile(file.handle)
-        if closeResult != 0 && failure == nil {
-            fail(.writeFailed(path: path, reason: String(cString: calls.errorCodeText(closeResult))))
+        if closeResult != 0 && state.failure == nil {
+            fail(.writeFailed(path: path, reason: String(cString: calls.errorCodeText(closeResult))), &state)
         }
         _ = calls.sync(file.fd)
         _ = calls.closeDescriptor(file.fd)
-        if failure != nil && format.isWAV {
+        if state.failure != nil && format.isWAV {
             // Everything before the failed write stays valid: whole frames, sizes that match.
             if let repaired = try? WAVRepair.repair(path: path) {
                 framesWritten.store(repaired.framesAfter, ordering: .releasing)
             }
         }
-        if let midiPath = options.midiPath {
-            try? MIDITakeFile.write(events: midi, sampleRate: sampleRate, to: midiPath)
-        }
-        gapsSeen = gaps
-        xrunsSeen = xruns
-        midiCount = midi.filter { $0.message.channel != nil }.count
-        loudness = meter?.report
+    }
+
+    /// Leaves the writer's results for `stop()` and ends the take's log with its summary.
+    /// - Thread: writer (before `stop()` joins it).
+    /// - Realtime: unsafe (file I/O).
+    private func publishResults(_ state: WriterState) {
+        gapsSeen = state.gaps
+        xrunsSeen = state.xruns
+        midiCount = state.midi.filter { $0.message.channel != nil }.count
+        loudness = state.meter?.report
         // Every take's log ends with its summary; the report points at it only when something was lost.
+        let log = state.log
         let lost = log.hasEntries
-        log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: ch,
+        log.summary(TakeReport(path: path, sampleRate: sampleRate, channelCount: channelCount,
                                frames: framesWritten.load(ordering: .relaxed), framesRecorded: tap.framesSeen,
-                               droppedFrames: tap.droppedFrames, gaps: gaps, xrunFrames: xruns, error: failure,
+                               droppedFrames: tap.droppedFrames, gaps: state.gaps, xrunFrames: state.xruns, error: state.failure,
                                logPath: log.path, midiPath: nil, midiEvents: 0, droppedMIDIEvents: 0, loudness: loudness))
         if lost { logPath = log.path }
     }

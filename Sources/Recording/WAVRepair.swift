@@ -47,110 +47,63 @@ public enum WAVRepair {
     /// - Thread: writer, control
     /// - Realtime: unsafe (file I/O, allocates)
     private static func examine(path: String, repairing: Bool) throws(RecordingError) -> Result {
-        let fd = open(path, (repairing ? O_RDWR : O_RDONLY) | O_NONBLOCK)
-        guard fd >= 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notRepairable(path: path, reason: "not a regular file") }
-        let fileSize = Int(st.st_size)
-        func read(_ count: Int, _ offset: Int) -> [UInt8]? {
-            guard offset >= 0, offset + count <= fileSize else { return nil }
-            var bytes = [UInt8](repeating: 0, count: count)
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
-            return n == count ? bytes : nil
-        }
-        func write(_ bytes: [UInt8], _ offset: Int) throws(RecordingError) {
-            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
-            if n != bytes.count { throw .notRepairable(path: path, reason: "writing the header failed: \(String(cString: strerror(errno)))") }
-        }
-        guard let head = read(12, 0) else { throw .notRepairable(path: path, reason: "not a WAV file (shorter than a RIFF header)") }
-        let riff = String(decoding: head[0..<4], as: UTF8.self), wave = String(decoding: head[8..<12], as: UTF8.self)
-        guard (riff == "RIFF" || riff == "RF64"), wave == "WAVE" else {
-            throw .notRepairable(path: path, reason: "not a WAV file (no RIFF/RF64 WAVE header)")
-        }
-        var isRF64 = riff == "RF64"
-        var offset = 12
-        var format: Format?
-        var ds64Offset: Int?, junkOffset: Int?, factOffset: Int?
-        var ds64Size = 0
-        var dataOffset: Int?
-        var declaredDataSize = 0
-        var ds64DataSize: UInt64 = 0
-        while let header = read(8, offset) {
-            let id = String(decoding: header[0..<4], as: UTF8.self)
-            let size = Int(le32(header, 4))
-            let body = offset + 8
-            switch id {
-            case "fmt ":
-                guard let fmt = read(min(size, 40), body), size >= 16 else {
-                    throw .notRepairable(path: path, reason: "its fmt chunk is cut short (\(size) bytes declared, 16 needed)")
-                }
-                format = try Format(fmt, path: path)
-            case "ds64":
-                // The RIFF, data and sample-count sizes: 24 bytes, written back in place, so no fewer.
-                guard size >= 24, let ds = read(24, body) else {
-                    throw .notRepairable(path: path, reason: "its ds64 chunk holds \(size) bytes, fewer than the 24 of its sizes")
-                }
-                ds64Offset = body
-                ds64Size = size
-                ds64DataSize = le64(ds, 8)
-            // libsndfile keeps 24 bytes: the ds64 sizes without the table count.
-            case "JUNK" where size >= 24 && junkOffset == nil && offset == 12:
-                junkOffset = offset
-                ds64Size = size
-            case "fact" where size >= 4:
-                factOffset = body
-            case "data":
-                dataOffset = body
-                declaredDataSize = size
-            default: break
-            }
-            if dataOffset != nil { break }
-            offset = body + size + (size & 1)
-        }
-        guard let dataOffset else { throw .notRepairable(path: path, reason: "no data chunk (not an audio WAV, or cut inside its header)") }
-        guard let format else { throw .notRepairable(path: path, reason: "no fmt chunk before the data") }
-        let blockAlign = format.blockAlign, channels = format.channels, rate = format.sampleRate
-        if let ds64Offset, ds64Offset + 24 > dataOffset - 8 {
-            throw .notRepairable(path: path, reason: "its ds64 chunk runs into the data chunk")
-        }
-        let declaredSizeIsPlaceholder = declaredDataSize == 0 || declaredDataSize == 0xFFFF_FFFF
-        if isRF64 && declaredDataSize == 0xFFFF_FFFF {
+        let file = try OpenWAV(path: path, writable: repairing)
+        defer { file.closeDescriptor() }
+        let isRF64 = try file.readsAsRF64()
+        var chunks = try ChunkMap(of: file)
+        let blockAlign = chunks.format.blockAlign, channels = chunks.format.channels, rate = chunks.format.sampleRate
+        let declaredSizeIsPlaceholder = chunks.declaredDataSize == 0 || chunks.declaredDataSize == 0xFFFF_FFFF
+        if isRF64 && chunks.declaredDataSize == 0xFFFF_FFFF {
             // A ds64 size past the file's end is not believed (nor used as a number that could overflow).
-            declaredDataSize = ds64DataSize <= UInt64(fileSize) ? Int(ds64DataSize) : -1
+            chunks.declaredDataSize = chunks.ds64DataSize <= UInt64(file.size) ? Int(chunks.ds64DataSize) : -1
         }
-        let framesBefore = declaredDataSize >= 0 ? declaredDataSize / blockAlign : Int(clamping: ds64DataSize / UInt64(blockAlign))
+        let declared = chunks.declaredDataSize
+        let framesBefore = declared >= 0 ? declared / blockAlign : Int(clamping: chunks.ds64DataSize / UInt64(blockAlign))
         // A complete file: whole frames, and the chunks after the data (LIST,
         // id3…) tile the rest of the file exactly. Those bytes are metadata,
         // not audio the header forgot: leave the file as it is. (A header that
         // only lags behind the data, as after a crash, is followed by audio,
         // which does not read as a chain of chunks ending at the file's end.)
-        if !declaredSizeIsPlaceholder || (isRF64 && declaredDataSize > 0), declaredDataSize >= 0, declaredDataSize % blockAlign == 0,
-           chunksTile(from: dataOffset + declaredDataSize + (declaredDataSize & 1), to: fileSize, read: read) {
-            let frames = declaredDataSize / blockAlign
+        if !declaredSizeIsPlaceholder || (isRF64 && declared > 0), declared >= 0, declared % blockAlign == 0,
+           chunksTile(from: chunks.dataOffset + declared + (declared & 1), to: file.size, read: file.read) {
+            let frames = declared / blockAlign
             return Result(framesBefore: frames, framesAfter: frames, bytesCut: 0, channelCount: channels,
                           sampleRate: rate, isRF64: isRF64, wasLeftAlone: true)
         }
-        let present = fileSize - dataOffset
+        let present = file.size - chunks.dataOffset
         let whole = present / blockAlign * blockAlign
         let frames = whole / blockAlign
         let pad = whole & 1
         // A pad byte past odd data is not a partial frame.
         let cut = max(0, present - whole - pad)
-        let newSize = dataOffset + whole + pad
         guard repairing else {
             return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut, channelCount: channels,
-                          sampleRate: rate, isRF64: isRF64, unclaimedBytes: max(0, present - max(0, declaredDataSize)))
+                          sampleRate: rate, isRF64: isRF64, unclaimedBytes: max(0, present - max(0, declared)))
         }
-        // Every check, and the RF64 header a promotion needs, before the first byte is written.
+        let isRF64After = try rewriteHeader(of: file, chunks, isRF64: isRF64, dataBytes: whole, pad: pad)
+        return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut,
+                      channelCount: channels, sampleRate: rate, isRF64: isRF64After)
+    }
+
+    /// Cuts `file` to `dataBytes` of data (and its pad byte) and writes the sizes
+    /// that say so, promoting a RIFF file past 4 GiB to RF64. Every check, and the
+    /// RF64 header a promotion needs, comes before the first byte is written.
+    /// - Returns: whether the file is RF64 now.
+    /// - Thread: writer, control
+    /// - Realtime: unsafe (file I/O, allocates)
+    private static func rewriteHeader(of file: OpenWAV, _ chunks: ChunkMap, isRF64: Bool, dataBytes whole: Int,
+                                      pad: Int) throws(RecordingError) -> Bool {
+        let path = file.path, dataOffset = chunks.dataOffset
+        let newSize = dataOffset + whole + pad
         let riffSize = newSize - 8
+        let frames = whole / chunks.format.blockAlign
+        var isRF64 = isRF64, ds64Offset = chunks.ds64Offset, ds64Size = chunks.ds64Size, factOffset = chunks.factOffset
         var promotion: [UInt8]?
         if riffSize > 0xFFFF_FFFF && !isRF64 {
-            guard let junkOffset else {
+            guard let junkOffset = chunks.junkOffset else {
                 throw .notRepairable(path: path, reason: "its data passes 4 GiB and it has no room for an RF64 ds64 chunk")
             }
-            promotion = try rf64Header(path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: read)
+            promotion = try rf64Header(path: path, junkOffset: junkOffset, dataChunkOffset: dataOffset - 8, read: file.read)
             ds64Offset = junkOffset + 8
             ds64Size = 28
             factOffset = nil
@@ -158,30 +111,138 @@ public enum WAVRepair {
         if isRF64 && ds64Offset == nil {
             throw .notRepairable(path: path, reason: "it is RF64 but has no ds64 chunk before the data")
         }
-        if newSize != fileSize {
-            guard ftruncate(fd, off_t(newSize)) == 0 else {
+        if newSize != file.size {
+            guard ftruncate(file.fd, off_t(newSize)) == 0 else {
                 throw .notRepairable(path: path, reason: "cannot cut the partial frame: \(String(cString: strerror(errno)))")
             }
         }
         if let promotion {
-            try write(Array("RF64".utf8), 0)
-            try write(promotion, 12)
+            try file.write(Array("RF64".utf8), 0)
+            try file.write(promotion, 12)
             isRF64 = true
         }
         if isRF64, let ds64Offset {
             let sizes = le64Bytes(UInt64(riffSize)) + le64Bytes(UInt64(whole)) + le64Bytes(UInt64(frames))
             // The table count only where the chunk has room for it (it was checked to hold the 24 bytes of sizes).
-            try write(ds64Size >= 28 && ds64Offset + 28 <= dataOffset - 8 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
-            try write(le32Bytes(0xFFFF_FFFF), 4)
-            try write(le32Bytes(0xFFFF_FFFF), dataOffset - 4)
+            try file.write(ds64Size >= 28 && ds64Offset + 28 <= dataOffset - 8 ? sizes + [0, 0, 0, 0] : sizes, ds64Offset)
+            try file.write(le32Bytes(0xFFFF_FFFF), 4)
+            try file.write(le32Bytes(0xFFFF_FFFF), dataOffset - 4)
         } else {
-            try write(le32Bytes(UInt32(riffSize)), 4)
-            try write(le32Bytes(UInt32(whole)), dataOffset - 4)
+            try file.write(le32Bytes(UInt32(riffSize)), 4)
+            try file.write(le32Bytes(UInt32(whole)), dataOffset - 4)
         }
-        if let factOffset { try write(le32Bytes(UInt32(truncatingIfNeeded: frames)), factOffset) }
-        _ = fsync(fd)
-        return Result(framesBefore: framesBefore, framesAfter: frames, bytesCut: cut,
-                      channelCount: channels, sampleRate: rate, isRF64: isRF64)
+        if let factOffset { try file.write(le32Bytes(UInt32(truncatingIfNeeded: frames)), factOffset) }
+        _ = fsync(file.fd)
+        return isRF64
+    }
+
+    /// A WAV file open for examining (and, when writable, repairing) by offset.
+    private struct OpenWAV {
+        let path: String
+        let fd: Int32
+        let size: Int
+
+        /// Opens `path`, a regular file.
+        init(path: String, writable: Bool) throws(RecordingError) {
+            self.path = path
+            fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK)
+            guard fd >= 0 else { throw .notRepairable(path: path, reason: String(cString: strerror(errno))) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw .notRepairable(path: path, reason: reason)
+            }
+            guard (st.st_mode & S_IFMT) == S_IFREG else {
+                close(fd)
+                throw .notRepairable(path: path, reason: "not a regular file")
+            }
+            size = Int(st.st_size)
+        }
+
+        func closeDescriptor() { close(fd) }
+
+        /// `count` bytes from `offset`, or nil where the file does not hold them.
+        func read(_ count: Int, _ offset: Int) -> [UInt8]? {
+            guard offset >= 0, offset + count <= size else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return n == count ? bytes : nil
+        }
+
+        func write(_ bytes: [UInt8], _ offset: Int) throws(RecordingError) {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
+            if n != bytes.count { throw .notRepairable(path: path, reason: "writing the header failed: \(String(cString: strerror(errno)))") }
+        }
+
+        /// Whether the file starts as RF64 (else RIFF); throws when it is not a WAV file.
+        func readsAsRF64() throws(RecordingError) -> Bool {
+            guard let head = read(12, 0) else { throw .notRepairable(path: path, reason: "not a WAV file (shorter than a RIFF header)") }
+            let riff = String(decoding: head[0..<4], as: UTF8.self), wave = String(decoding: head[8..<12], as: UTF8.self)
+            guard (riff == "RIFF" || riff == "RF64"), wave == "WAVE" else {
+                throw .notRepairable(path: path, reason: "not a WAV file (no RIFF/RF64 WAVE header)")
+            }
+            return riff == "RF64"
+        }
+    }
+
+    /// Where the chunks before the data are, and what the header declares.
+    private struct ChunkMap {
+        var format: Format
+        var ds64Offset: Int?
+        var junkOffset: Int?
+        var factOffset: Int?
+        var ds64Size = 0
+        var dataOffset: Int
+        var declaredDataSize: Int
+        var ds64DataSize: UInt64 = 0
+
+        /// Reads the chunk headers from byte 12 up to the data chunk's.
+        init(of file: OpenWAV) throws(RecordingError) {
+            let path = file.path
+            var format: Format?, dataOffset: Int?
+            var offset = 12
+            declaredDataSize = 0
+            while let header = file.read(8, offset) {
+                let id = String(decoding: header[0..<4], as: UTF8.self)
+                let size = Int(WAVRepair.le32(header, 4))
+                let body = offset + 8
+                switch id {
+                case "fmt ":
+                    guard let fmt = file.read(min(size, 40), body), size >= 16 else {
+                        throw .notRepairable(path: path, reason: "its fmt chunk is cut short (\(size) bytes declared, 16 needed)")
+                    }
+                    format = try Format(fmt, path: path)
+                case "ds64":
+                    // The RIFF, data and sample-count sizes: 24 bytes, written back in place, so no fewer.
+                    guard size >= 24, let ds = file.read(24, body) else {
+                        throw .notRepairable(path: path, reason: "its ds64 chunk holds \(size) bytes, fewer than the 24 of its sizes")
+                    }
+                    ds64Offset = body
+                    ds64Size = size
+                    ds64DataSize = WAVRepair.le64(ds, 8)
+                // libsndfile keeps 24 bytes: the ds64 sizes without the table count.
+                case "JUNK" where size >= 24 && junkOffset == nil && offset == 12:
+                    junkOffset = offset
+                    ds64Size = size
+                case "fact" where size >= 4:
+                    factOffset = body
+                case "data":
+                    dataOffset = body
+                    declaredDataSize = size
+                default: break
+                }
+                if dataOffset != nil { break }
+                offset = body + size + (size & 1)
+            }
+            guard let dataOffset else { throw .notRepairable(path: path, reason: "no data chunk (not an audio WAV, or cut inside its header)") }
+            guard let format else { throw .notRepairable(path: path, reason: "no fmt chunk before the data") }
+            if let ds64Offset, ds64Offset + 24 > dataOffset - 8 {
+                throw .notRepairable(path: path, reason: "its ds64 chunk runs into the data chunk")
+            }
+            self.format = format
+            self.dataOffset = dataOffset
+        }
     }
 
     /// The fmt chunk's fields repair relies on, checked against each other:

@@ -54,14 +54,30 @@ public enum LiveScreen {
                    timing = 50, loudness = 45, spacer = 10, tip = 0
     }
 
+    private static let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
+
     static func layout(_ s: LiveStatus, columns: Int, rows: Int) -> ScreenLayout {
-        let reset = "\u{1B}[0m", bold = "\u{1B}[1m", dim = "\u{1B}[2m"
-        let onStyle = "\u{1B}[1;30;42m", offStyle = "\u{1B}[1;37;41m"
         let width = max(20, columns - 1)
-        func message(_ text: String, style: String, indent: String = "  ") -> [String] {
-            messageLines(text, width: width, style: style, indent: indent)
-        }
         var screen = ScreenLayout()
+        addHeader(s, width: width, to: &screen)
+        addMicSign(s, width: width, rows: rows, to: &screen)
+        addMeters(s, width: width, to: &screen)
+        screen.add(guardLine(s), rank: Rank.guardLine)
+        addControls(s, width: width, to: &screen)
+        // MIDI and OSC: what learn mode waits for (must show), else the mapping or the last action.
+        if let midi = s.midi {
+            screen.add(messageLines(midi, width: width, style: s.learning ? "\u{1B}[1;33m" : dim),
+                       rank: s.learning ? Rank.prompt : Rank.remote)
+        }
+        // What the last key or save said, and the preset prompt.
+        if let text = s.message { screen.add(messageLines(text, width: width, style: "\u{1B}[1;33m"), rank: Rank.message) }
+        if let prompt = s.bottomLine { screen.add(prompt, rank: Rank.prompt) }
+        addKeys(width: width, to: &screen)
+        return screen
+    }
+
+    /// The title, the timing line, the state and the session's notice.
+    private static func addHeader(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
         screen.add("\(bold)BUSKER LIVE\(reset)  \(dim)\(s.devices)\(reset)", rank: Rank.title)
         // Rate, period, round trip, the clock correction (two clocks), xruns and the DSP load:
         // wrapped between items.
@@ -69,27 +85,35 @@ public enum LiveScreen {
             .map { "\(dim)\($0)\(reset)" }
         screen.add(wrap(timing, width: width + 2).map { String($0.dropFirst(2)) }, rank: Rank.timing)
         let stateStyle = s.state == "running" ? "\u{1B}[32m" : "\u{1B}[1;33m"
-        screen.add(message("state " + s.state + (s.hint.map { "  " + $0 } ?? ""), style: stateStyle, indent: ""), rank: Rank.state)
-        if let notice = s.notice { screen.add(message(notice, style: dim, indent: ""), rank: Rank.notice) }
+        screen.add(messageLines("state " + s.state + (s.hint.map { "  " + $0 } ?? ""), width: width, style: stateStyle, indent: ""),
+                   rank: Rank.state)
+        if let notice = s.notice { screen.add(messageLines(notice, width: width, style: dim, indent: ""), rank: Rank.notice) }
+    }
 
+    /// The big MIC sign (three lines from 30 rows, else one) and the take's line,
+    /// beside the one-line sign when it fits.
+    private static func addMicSign(_ s: LiveStatus, width: Int, rows: Int, to screen: inout ScreenLayout) {
         let label = s.micOn ? "   MIC  ON   " : "   MIC  OFF  "
-        let style = s.micOn ? onStyle : offStyle
+        let style = s.micOn ? "\u{1B}[1;30;42m" : "\u{1B}[1;37;41m"
         let action = "press space to turn the mic \(s.micOn ? "off" : "on")"
         let recording = recordingLines(s.recording, width: width)
         if rows >= 30 {
             let pad = String(repeating: " ", count: label.count)
             screen.add(["  \(style)\(pad)\(reset)", "  \(style)\(label)\(reset)   \(action)", "  \(style)\(pad)\(reset)"], rank: Rank.mic)
             screen.add(recording, rank: Rank.recording)
-        } else {
-            let sign = "  \(style)\(label)\(reset)   \(action)"
-            if recording.count == 1, ANSIText.visibleWidth(sign) + 1 + ANSIText.visibleWidth(recording[0]) <= width {
-                screen.add(sign + " " + recording[0], rank: Rank.mic)
-            } else {
-                screen.add(sign, rank: Rank.mic)
-                screen.add(recording, rank: Rank.recording)
-            }
+            return
         }
+        let sign = "  \(style)\(label)\(reset)   \(action)"
+        if recording.count == 1, ANSIText.visibleWidth(sign) + 1 + ANSIText.visibleWidth(recording[0]) <= width {
+            screen.add(sign + " " + recording[0], rank: Rank.mic)
+        } else {
+            screen.add(sign, rank: Rank.mic)
+            screen.add(recording, rank: Rank.recording)
+        }
+    }
 
+    /// Every strip's meter, the output meters and the short-term loudness under them.
+    private static func addMeters(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
         var meters: [String] = []
         // Each strip's meter is labelled with the channel(s) it reads; ▸ marks the selected strip, M a muted one.
         let stripLabels = s.strips.map { strip in
@@ -111,42 +135,37 @@ public enum LiveScreen {
             screen.add("  " + String(repeating: " ", count: labelWidth) + " \(bold)S \(LoudnessReport.format(lufs)) LUFS\(reset)"
                        + "  \(dim)short-term loudness, last 3 s (EBU R 128)\(reset)", rank: Rank.loudness)
         }
-        screen.add(guardLine(s), rank: Rank.guardLine)
+    }
 
+    /// The bus's controls and the selected strip's.
+    private static func addControls(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
         let bus = s.settings
         screen.add(wrap(["\(bold)bus\(reset):", "volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)",
                          "room \(bold)\(bus.room.rawValue)\(reset)", "howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)"],
                         width: width), rank: Rank.controls)
-        if s.strips.indices.contains(s.selectedStrip) {
-            let strip = s.strips[s.selectedStrip], v = strip.settings
-            var items = ["\(bold)\(strip.label)\(reset):", "gain \(bold)\(signed(v.gainDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
-                         v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off", "boost \(bold)\(signed(v.boostDB)) dB\(reset)",
-                         "bass \(bold)\(signed(v.bassDB)) dB\(reset)", "treble \(bold)\(signed(v.trebleDB)) dB\(reset)",
-                         "reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)",
-                         "gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)", "compressor \(bold)\(v.compressor ? "on" : "off")\(reset)",
-                         "voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"]
-            if !strip.cleanUpActivity.isEmpty { items.append("\(dim)\(strip.cleanUpActivity)\(reset)") }
-            screen.add(wrap(items, width: width), rank: Rank.controls)
-        }
-        // MIDI and OSC: what learn mode waits for (must show), else the mapping or the last action.
-        if let midi = s.midi {
-            screen.add(message(midi, style: s.learning ? "\u{1B}[1;33m" : dim), rank: s.learning ? Rank.prompt : Rank.remote)
-        }
-        // What the last key or save said, and the preset prompt.
-        if let text = s.message { screen.add(message(text, style: "\u{1B}[1;33m"), rank: Rank.message) }
-        if let prompt = s.bottomLine { screen.add(prompt, rank: Rank.prompt) }
+        guard s.strips.indices.contains(s.selectedStrip) else { return }
+        let strip = s.strips[s.selectedStrip], v = strip.settings
+        var items = ["\(bold)\(strip.label)\(reset):", "gain \(bold)\(signed(v.gainDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
+                     v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off", "boost \(bold)\(signed(v.boostDB)) dB\(reset)",
+                     "bass \(bold)\(signed(v.bassDB)) dB\(reset)", "treble \(bold)\(signed(v.trebleDB)) dB\(reset)",
+                     "reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)",
+                     "gate \(bold)\(v.noiseGate ? "on" : "off")\(reset)", "compressor \(bold)\(v.compressor ? "on" : "off")\(reset)",
+                     "voice processing \(bold)\(v.voiceProcessing ? "on" : strip.voiceProcessingAvailable ? "off" : "not loaded")\(reset)"]
+        if !strip.cleanUpActivity.isEmpty { items.append("\(dim)\(strip.cleanUpActivity)\(reset)") }
+        screen.add(wrap(items, width: width), rank: Rank.controls)
+    }
 
+    /// The key help, the strip keys and the safety tip, with spacers.
+    private static func addKeys(width: Int, to screen: inout ScreenLayout) {
         screen.add("", rank: Rank.spacer)
         screen.add(wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.keys)
         screen.add(wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.stripKeys)
         screen.add("", rank: Rank.spacer)
         screen.add("  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)", rank: Rank.tip)
-        return screen
     }
 
     /// The howl guard's state and the limiter's reduction.
     private static func guardLine(_ s: LiveStatus) -> String {
-        let reset = "\u{1B}[0m", dim = "\u{1B}[2m"
         var line: String
         if !s.howl.enabled {
             line = "  \u{1B}[33mhowl guard OFF\(reset) (h turns it on)"

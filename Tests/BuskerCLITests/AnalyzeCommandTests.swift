@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker analyze`, end to end: the EBU reference and a sine with a peak
@@ -8,12 +9,9 @@ import XCTest
 final class AnalyzeCommandTests: XCTestCase {
     private var work = ""
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-analyze-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-analyze").path }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: work) }
+    override func tearDownWithError() throws { removeWorkFolder(atPath: work) }
 
     /// A stereo sine, `amplitude` peak, written as a WAV of `format`.
     private func writeSine(_ name: String, frequency: Double, amplitude: Double, seconds: Double, phase: Double = 0,

@@ -1,4 +1,5 @@
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// The habits users bring from aplay, arecord and fluidsynth: -h on every
@@ -8,14 +9,9 @@ final class CommandLineHabitsTests: XCTestCase {
     private var work: URL!
     private let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-habits-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-habits") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

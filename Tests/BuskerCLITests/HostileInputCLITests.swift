@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// Hostile input, end to end: crafted kits, presets, WAVs and SoundFonts
@@ -9,14 +10,9 @@ final class HostileInputCLITests: XCTestCase {
     private var work: URL!
     private let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-hostile") }
 
-    override func tearDownWithError() throws {
-        if let work { try? FileManager.default.removeItem(at: work) }
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

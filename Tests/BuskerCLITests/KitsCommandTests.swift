@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker kits` and `--kit` with Hydrogen kits, end to end.
@@ -12,13 +13,10 @@ final class KitsCommandTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: "\(hydrogenKits)/VariBreaks/drumkit.xml") else {
             throw XCTSkip("no Hydrogen kits: apt install hydrogen-drumkits (Tools/debian-packages-dev.txt)")
         }
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-kits-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        work = try makeWorkFolder("busker-kits")
     }
 
-    override func tearDownWithError() throws {
-        if let work { try? FileManager.default.removeItem(at: work) }
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker live --input file:` over a float file holding one NaN and one
@@ -11,14 +12,9 @@ final class NonFiniteInputCLITests: XCTestCase {
     private let rate = 48_000
     private let block = 256
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-nonfinite-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-nonfinite-cli") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

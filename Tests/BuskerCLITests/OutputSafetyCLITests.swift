@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// No output file the user named is destroyed: `busker render -o` and
@@ -11,12 +12,9 @@ final class OutputSafetyCLITests: XCTestCase {
     private var folder = ""
     private let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-outputs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { folder = try makeWorkFolder("busker-outputs").path }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDownWithError() throws { removeWorkFolder(atPath: folder) }
 
     // MARK: render -o
 

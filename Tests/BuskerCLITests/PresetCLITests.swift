@@ -14,16 +14,13 @@ final class PresetCLITests: XCTestCase {
     private var presetFolder: String { work.path + "/config/busker" }
 
     override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-preset-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        work = try makeWorkFolder("busker-preset-cli")
         environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = work.path + "/config"
         environment["HOME"] = work.path + "/home"
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -11,12 +11,9 @@ final class RecordCommandTests: XCTestCase {
     private var folder = ""
     private let voice = "/usr/share/sounds/alsa/Front_Center.wav"
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-rec-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { folder = try makeWorkFolder("busker-rec-cli").path }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDownWithError() throws { removeWorkFolder(atPath: folder) }
 
     // MARK: Bad input: one line, nothing recorded, nothing started
 

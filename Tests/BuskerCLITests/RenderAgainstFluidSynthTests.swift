@@ -1,4 +1,5 @@
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker render` against `fluidsynth -F` on the same file and SoundFont,
@@ -12,13 +13,10 @@ final class RenderAgainstFluidSynthTests: XCTestCase {
 
     override func setUpWithError() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: fluidsynth), "needs the fluidsynth program")
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-vs-fluidsynth-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        work = try makeWorkFolder("busker-vs-fluidsynth")
     }
 
-    override func tearDownWithError() throws {
-        if let work { try? FileManager.default.removeItem(at: work) }
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker render` end to end: a MIDI file in, an audio file out, every event
@@ -8,14 +9,9 @@ final class RenderCommandTests: XCTestCase {
     private var work: URL!
     private let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-render-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-render") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -17,13 +17,12 @@ final class ScreenFitTests: XCTestCase {
     override func setUpWithError() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is not installed (apt-get install tmux)")
         card = try VirtualSoundCardFixture(name: "busker-fit")
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-fit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        work = try makeWorkFolder("busker-fit")
     }
 
     override func tearDownWithError() throws {
         try card?.stop()
-        try? FileManager.default.removeItem(at: work)
+        removeWorkFolder(work)
     }
 
     func testLiveAt80x24() throws { try checkLive(columns: 80, rows: 24) }

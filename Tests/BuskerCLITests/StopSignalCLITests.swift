@@ -11,12 +11,9 @@ import XCTest
 final class StopSignalCLITests: XCTestCase {
     private var folder = ""
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-signals-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { folder = try makeWorkFolder("busker-signals").path }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDownWithError() throws { removeWorkFolder(atPath: folder) }
 
     func testStopSignalsFinalizeADeviceTake() throws {
         let card = try VirtualSoundCardFixture(name: "busker-sig-rec")

@@ -12,14 +12,9 @@ final class TrueMessagesCLITests: XCTestCase {
     private var work: URL!
     private let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-messages-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-messages") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -1,5 +1,6 @@
 import FileIO
 import Foundation
+import RenderTestSupport
 import XCTest
 
 /// `busker live` on files with the voice clean-up flags: the same flags as on
@@ -8,14 +9,9 @@ final class VoiceCleanUpCLITests: XCTestCase {
     private var work: URL!
     private let voice = "/usr/share/sounds/alsa/Front_Center.wav"
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-cleanup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-cleanup") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func path(_ name: String) -> String { work.appendingPathComponent(name).path }
 

@@ -134,18 +134,8 @@ final class NoiseGateNodeTests: XCTestCase {
     }
 
     func testOutputDoesNotDependOnBlockSize() {
-        var noise = SeededUniformNoise(state: 5)
-        let signal = (0..<48_000).map { i -> Float in
-            let envelope = Float(pow(10, (-60 + 40 * (0.5 + 0.5 * sin(2 * .pi * 2 * Double(i) / 48_000))) / 20))
-            return envelope * noise.next()
-        }
-        var outputs: [[Float]] = []
-        for block in [1, 64, 333] {
-            let harness = BlockRenderHarness(NoiseGateNode(thresholdDB: -40), inputChannelCounts: [1])
-            outputs.append(harness.run([[signal]], blockSize: block)[0])
-        }
-        assertSameSamples(outputs[0], outputs[1])
-        assertSameSamples(outputs[0], outputs[2])
+        let signal = swellingNoise(seed: 5, lowDB: -60, swellDB: 40, cyclesPerSecond: 2)
+        assertBlockSizeInvariant({ NoiseGateNode(thresholdDB: -40) }, signal)
     }
 
     /// On the render thread, opening, closing and switching allocate nothing.

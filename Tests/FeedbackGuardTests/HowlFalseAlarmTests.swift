@@ -36,18 +36,7 @@ final class HowlFalseAlarmTests: XCTestCase {
     private func detections(left: [Float], right: [Float]) -> String {
         let peak = max(left.map(abs).max() ?? 0, right.map(abs).max() ?? 0)
         let scale = peak > 0 ? Float(0.708) / peak : 1
-        let detector = HowlDetector(sampleRate: rate)
-        var lines: [String] = []
-        for i in 0..<left.count {
-            detector.push((left[i] + right[i]) / 2 * scale)
-            if detector.analyzeIfDue() {
-                for d in 0..<detector.detectionCount {
-                    let x = detector.detections[d]
-                    lines.append("t \(String(format: "%.3f", Double(i) / rate)) s \(Int(x.frequency)) Hz \(Int(x.levelDB)) dB slope \(x.slopeDB) \(x.reason)")
-                }
-            }
-        }
-        return lines.joined(separator: "; ")
+        return howlDetectionLog((0..<left.count).map { (left[$0] + right[$0]) / 2 * scale }, rate: rate)
     }
 
     func testHeldSampledNotesPlaceNoNotch() throws {

@@ -7,22 +7,6 @@ import XCTest
 /// Speech through the howl guard, with no feedback loop: the voice
 /// recordings of alsa-utils, loud, must place no notch.
 final class HowlSpeechTests: XCTestCase {
-    /// What the detector alone reports, for failure messages.
-    private func detections(_ signal: [Float], rate: Double) -> String {
-        let detector = HowlDetector(sampleRate: rate)
-        var lines: [String] = []
-        for (i, x) in signal.enumerated() {
-            detector.push(x)
-            if detector.analyzeIfDue() {
-                for d in 0..<detector.detectionCount {
-                    let h = detector.detections[d]
-                    lines.append("t \(String(format: "%.3f", Double(i) / rate)) s \(Int(h.frequency)) Hz \(Int(h.levelDB)) dB slope \(h.slopeDB) \(h.reason)")
-                }
-            }
-        }
-        return lines.joined(separator: "; ")
-    }
-
     func testTheAlsaVoiceRecordingsPlaceNoNotch() throws {
         let folder = "/usr/share/sounds/alsa"
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".wav") }.sorted()
@@ -73,7 +57,7 @@ final class HowlSpeechTests: XCTestCase {
             start += n
         }
         let status = node.status()
-        XCTAssertEqual(status.detectionCount, 0, "\(file) at \(rate) Hz: \(status.summary): \(detections(mono, rate: Double(rate)))")
+        XCTAssertEqual(status.detectionCount, 0, "\(file) at \(rate) Hz: \(status.summary): \(howlDetectionLog(mono, rate: Double(rate)))")
         XCTAssertTrue(status.notches.isEmpty, "\(file) at \(rate) Hz: \(status.summary)")
     }
 }

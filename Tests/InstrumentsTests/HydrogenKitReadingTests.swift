@@ -2,6 +2,7 @@ import FileIO
 import Foundation
 import InstrumentTestSupport
 import Instruments
+import RenderTestSupport
 import XCTest
 
 /// Reading `drumkit.xml` (both layouts), the note map, where kits are found,
@@ -9,12 +10,9 @@ import XCTest
 final class HydrogenKitReadingTests: XCTestCase {
     private var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-hydrogen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-hydrogen") }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     // MARK: XML
 

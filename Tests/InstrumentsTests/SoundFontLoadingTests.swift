@@ -1,5 +1,6 @@
 import Foundation
 import Instruments
+import RenderTestSupport
 import XCTest
 
 /// Finding the SoundFont without configuration, and every way a SoundFont or
@@ -9,14 +10,9 @@ final class SoundFontLoadingTests: XCTestCase {
     static let smallFont = "/usr/share/sounds/sf2/TimGM6mb.sf2"
     private var directory: URL!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("busker-soundfont-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { directory = try makeWorkFolder("busker-soundfont") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(directory) }
 
     private func file(_ name: String, _ bytes: [UInt8]) throws -> String {
         let url = directory.appendingPathComponent(name)

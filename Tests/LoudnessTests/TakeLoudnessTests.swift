@@ -14,12 +14,9 @@ import XCTest
 final class TakeLoudnessTests: XCTestCase {
     private var folder = ""
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-loudness-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { folder = try makeWorkFolder("busker-loudness").path }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDownWithError() throws { removeWorkFolder(atPath: folder) }
 
     /// The reference sine → (live tap) → recording tap, rendered by `engine`.
     private func makeEngine(recordingTap: RecordingTap, loudnessTap: LoudnessTap) throws -> RenderEngine {

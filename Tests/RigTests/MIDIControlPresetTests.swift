@@ -1,5 +1,6 @@
 import Foundation
 import MIDI
+import RenderTestSupport
 import Rig
 import XCTest
 
@@ -11,14 +12,11 @@ final class MIDIControlPresetTests: XCTestCase {
     private var store: PresetStore!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("busker-midipreset-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try makeWorkFolder("busker-midipreset")
         store = try PresetStore(environment: ["XDG_CONFIG_HOME": folder.path, "HOME": folder.path])
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(folder) }
 
     func testALearnedMappingSurvivesASaveAndALoad() throws {
         var map = MIDIControlMap.defaults

@@ -1,4 +1,5 @@
 import Foundation
+import RenderTestSupport
 import Rig
 import XCTest
 
@@ -6,14 +7,9 @@ import XCTest
 final class PositionalFilesTests: XCTestCase {
     private var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-positional-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-positional") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private func file(_ name: String, _ bytes: [UInt8]) throws -> String {
         let url = work.appendingPathComponent(name)

@@ -1,4 +1,5 @@
 import Foundation
+import RenderTestSupport
 import Rig
 import XCTest
 
@@ -7,14 +8,9 @@ import XCTest
 final class PresetStoreTests: XCTestCase {
     private var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-presets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeWorkFolder("busker-presets") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(work) }
 
     private var store: PresetStore {
         get throws { try PresetStore(environment: ["XDG_CONFIG_HOME": work.path + "/config", "HOME": work.path + "/home"]) }

@@ -1,6 +1,7 @@
 import Engine
 import FileIO
 import Foundation
+import RenderTestSupport
 import Session
 import XCTest
 
@@ -10,14 +11,9 @@ import XCTest
 final class OfflineSessionTests: XCTestCase {
     private var directory: URL!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("busker-offline-session-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { directory = try makeWorkFolder("busker-offline-session") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    override func tearDownWithError() throws { removeWorkFolder(directory) }
 
     /// A second of a 440 Hz tone and a decaying noise burst, mono, 48 kHz, as 24-bit WAV.
     private func makeInput() throws -> String {

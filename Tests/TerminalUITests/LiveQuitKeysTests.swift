@@ -9,14 +9,9 @@ import XCTest
 final class LiveQuitKeysTests: XCTestCase {
     private var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-quit-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeSessionFolder("busker-quit-keys") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
 
     func testWithTheMicOnQAsksOnceAndAnyOtherKeyStays() throws {
         let s = try makeOfflineLiveSession([], in: work)

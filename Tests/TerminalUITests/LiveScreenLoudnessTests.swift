@@ -8,24 +8,12 @@ import XCTest
 /// `--no-tui` line, and the screen still fits 80×24 with two strips.
 final class LiveScreenLoudnessTests: XCTestCase {
     private func status(lufs: Double?) throws -> LiveStatus {
-        let settings = try LiveSettings(commandLine: ["--inputs", "1,2"])
-        let strips = settings.strips.enumerated().map { index, strip in
-            StripStatus(number: index + 1, source: strip.sourceLabel, peakDB: -12, settings: strip,
-                        selected: index == 0, voiceProcessingAvailable: false)
-        }
-        var status = LiveStatus(micOn: true, settings: settings, strips: strips, selectedStrip: 0,
-                                outputPeakDB: [-20, -21], outputRMSDB: [-30, -31], limiterReductionDB: 0,
-                                howl: HowlGuardStatus(enabled: true, feedbackWarning: false, notches: [], gainReductionDB: 0,
-                                                      detectionCount: 0, firstDetectionFrame: nil),
-                                xruns: 0, state: "running", notice: nil, hint: nil, latency: "48000 Hz · period 64",
-                                devices: "hw:1 → hw:1", seconds: 3)
+        var status = try liveStatus(["--inputs", "1,2"], latency: "48000 Hz · period 64", devices: "hw:1 → hw:1")
         status.shortTermLUFS = lufs
         return status
     }
 
-    private func lines(_ screen: String) -> [String] {
-        screen.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression).components(separatedBy: "\r\n")
-    }
+    private func lines(_ screen: String) -> [String] { screenLines(screen) }
 
     func testTheShortTermLoudnessIsUnderTheOutputMeters() throws {
         let screen = lines(LiveScreen.draw(try status(lufs: -18.26), columns: 80, rows: 24))

@@ -17,18 +17,9 @@ final class LiveScreenMessageTests: XCTestCase {
     static let takePath = "/home/busker/Music/takes/2026-12-07/a-rather-long-folder-name-for-the-evening-set/take-0001.wav"
 
     private func status(strips count: Int) throws -> LiveStatus {
-        let settings = try LiveSettings(commandLine: ["--inputs", count == 1 ? "1" : "1,2"])
-        let strips = settings.strips.enumerated().map { index, strip in
-            StripStatus(number: index + 1, source: strip.sourceLabel, peakDB: -12, settings: strip,
-                        selected: index == 0, voiceProcessingAvailable: false)
-        }
-        var status = LiveStatus(micOn: true, settings: settings, strips: strips, selectedStrip: 0,
-                                outputPeakDB: [-20, -21], outputRMSDB: [-30, -31], limiterReductionDB: 0,
-                                howl: HowlGuardStatus(enabled: true, feedbackWarning: false, notches: [], gainReductionDB: 0,
-                                                      detectionCount: 0, firstDetectionFrame: nil),
-                                xruns: 9, state: "running", notice: Self.storm, hint: nil,
-                                latency: "48000 Hz · period 64 · round trip 128 frames = 2.7 ms", devices: "busker_in → busker_out",
-                                seconds: 3, recording: "● REC 00:12 · 576000 frames → \(Self.takePath)")
+        var status = try liveStatus(["--inputs", count == 1 ? "1" : "1,2"], xruns: 9, notice: Self.storm,
+                                    latency: "48000 Hz · period 64 · round trip 128 frames = 2.7 ms", devices: "busker_in → busker_out",
+                                    recording: "● REC 00:12 · 576000 frames → \(Self.takePath)")
         status.midi = Self.oscRefusal
         status.message = Self.refusedSave
         status.bottomLine = "  save preset as: a/b█  Enter saves, Esc cancels"
@@ -36,10 +27,7 @@ final class LiveScreenMessageTests: XCTestCase {
         return status
     }
 
-    private func lines(_ screen: String) -> [String] {
-        let plain = screen.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
-        return plain.components(separatedBy: "\r\n")
-    }
+    private func lines(_ screen: String) -> [String] { screenLines(screen) }
 
     /// The words of `message` appear on consecutive lines, in order, none cut.
     private func assertWhole(_ message: String, in screen: [String], _ context: String, file: StaticString = #filePath, line: UInt = #line) {

@@ -6,28 +6,39 @@ import Session
 import TerminalUI
 import XCTest
 
+/// A running live session's status with the strips of `commandLine` (`busker live`'s
+/// options), strip `selected` selected, the output at −20/−21 dBFS peak and the guard
+/// on with nothing found; `peakDB` gives each strip's peak by its index.
+func liveStatus(_ commandLine: [String], selected: Int = 0, peakDB: (Int) -> Float = { _ in -12 }, xruns: Int = 0,
+                notice: String? = nil, latency: String, devices: String, recording: String? = nil) throws -> LiveStatus {
+    let settings = try LiveSettings(commandLine: commandLine)
+    let strips = settings.strips.enumerated().map { index, strip in
+        StripStatus(number: index + 1, source: strip.sourceLabel, peakDB: peakDB(index), settings: strip,
+                    selected: index == selected, voiceProcessingAvailable: false)
+    }
+    return LiveStatus(micOn: true, settings: settings, strips: strips, selectedStrip: selected,
+                      outputPeakDB: [-20, -21], outputRMSDB: [-30, -31], limiterReductionDB: 0,
+                      howl: HowlGuardStatus(enabled: true, feedbackWarning: false, notches: [], gainReductionDB: 0,
+                                            detectionCount: 0, firstDetectionFrame: nil),
+                      xruns: xruns, state: "running", notice: notice, hint: nil, latency: latency, devices: devices,
+                      seconds: 3, recording: recording)
+}
+
+/// A drawn screen's text without its escape sequences, one entry per line.
+func screenLines(_ screen: String) -> [String] {
+    let plain = screen.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+    return plain.components(separatedBy: "\r\n")
+}
+
 /// The live screen with channel strips: every strip's meter under the input
 /// channel(s) it reads, the selected strip's controls, the strip keys.
 final class LiveScreenTests: XCTestCase {
     private func status(selected: Int) throws -> LiveStatus {
-        let settings = try LiveSettings(commandLine: ["--inputs", "1,2+3", "--strip", "1:pan=-0.4,bass=3", "--strip", "2:mute=on,gain=-6"])
-        let strips = settings.strips.enumerated().map { index, strip in
-            StripStatus(number: index + 1, source: strip.sourceLabel, peakDB: index == 0 ? -12 : -.infinity, settings: strip,
-                        selected: index == selected, voiceProcessingAvailable: false)
-        }
-        return LiveStatus(micOn: true, settings: settings, strips: strips, selectedStrip: selected,
-                          outputPeakDB: [-20, -21], outputRMSDB: [-30, -31], limiterReductionDB: 0,
-                          howl: HowlGuardStatus(enabled: true, feedbackWarning: false, notches: [], gainReductionDB: 0,
-                                                detectionCount: 0, firstDetectionFrame: nil),
-                          xruns: 0, state: "running", notice: nil, hint: nil, latency: "48000 Hz", devices: "hw:1 → hw:1",
-                          seconds: 3)
+        try liveStatus(["--inputs", "1,2+3", "--strip", "1:pan=-0.4,bass=3", "--strip", "2:mute=on,gain=-6"], selected: selected,
+                       peakDB: { $0 == 0 ? -12 : -.infinity }, latency: "48000 Hz", devices: "hw:1 → hw:1")
     }
 
-    /// The screen's text without its escape sequences, one entry per line.
-    private func lines(_ screen: String) -> [String] {
-        let plain = screen.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
-        return plain.components(separatedBy: "\r\n")
-    }
+    private func lines(_ screen: String) -> [String] { screenLines(screen) }
 
     func testEveryStripsMeterShowsTheChannelsItReads() throws {
         let screen = lines(LiveScreen.draw(try status(selected: 0), columns: 120))

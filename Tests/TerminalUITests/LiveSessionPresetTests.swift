@@ -14,14 +14,11 @@ final class LiveSessionPresetTests: XCTestCase {
     private var presets: PresetStore!
 
     override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-session-presets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        work = try makeSessionFolder("busker-session-presets")
         presets = try PresetStore(environment: ["XDG_CONFIG_HOME": work.path + "/config"])
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
 
     private func session(_ arguments: [String]) throws -> LiveSession {
         let session = try makeOfflineLiveSession(arguments, in: work)

@@ -14,14 +14,9 @@ import XCTest
 final class LiveSessionTests: XCTestCase {
     private var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-session-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try makeSessionFolder("busker-session") }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
 
     private func session(_ arguments: [String]) throws -> LiveSession {
         try makeOfflineLiveSession(arguments, in: work)
