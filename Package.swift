@@ -20,8 +20,9 @@ import PackageDescription
 /// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
 /// - Recording: the tap, the writer thread, crash-safe takes, repair.
 /// - Session: the driver protocol, the device-event state machine and the runner.
-/// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
-/// - JACK: Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
+/// - ALSA (Sources/Drivers/ALSA): the PCM drivers (PCM/), device listing and watching (Devices/),
+///   sequencer and raw MIDI input (Sequencer/, RawMIDI/).
+/// - JACK (Sources/Drivers/JACK): Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
 /// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
@@ -53,8 +54,10 @@ let package = Package(
         .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
         .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile", "Loudness"]),
         .target(name: "Session", dependencies: ["Engine"]),
-        .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
-        .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
+        .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"],
+                path: "Sources/Drivers/ALSA"),
+        .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"],
+                path: "Sources/Drivers/JACK"),
         .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
                                             "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
