@@ -14,7 +14,7 @@ import PackageDescription
 /// - FeedbackGuard: the howl detector, the notch bank and the guard node.
 /// - MIDI: pure: messages, the byte-stream parser, Standard MIDI Files.
 /// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
-/// - FileIO: audio files (libsndfile), resampling (libsamplerate).
+/// - FileIO: audio files (libsndfile), resampling (libsamplerate); no drivers, no Session.
 /// - Instruments: the FluidSynth sampler and the drum kit.
 /// - SpeechProcessing: the voice's noise suppression and gain control as a node.
 /// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
@@ -22,7 +22,9 @@ import PackageDescription
 /// - Session: the driver protocol, the device-event state machine and the runner.
 /// - ALSA (Sources/Drivers/ALSA): the PCM drivers (PCM/), device listing and watching (Devices/),
 ///   sequencer and raw MIDI input (Sequencer/, RawMIDI/).
-/// - JACK (Sources/Drivers/JACK): Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
+/// - OfflineDrivers (Sources/Drivers/Offline): the file drivers: a file in and out, a song to a file.
+/// - JACK (Sources/Drivers/JACK): Busker as a JACK client (jackd, or PipeWire's JACK API): the driver
+///   and JACK MIDI in.
 /// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "FeedbackGuard", dependencies: ["Engine", "DSP"]),
         .target(name: "MIDI"),
         .target(name: "Sequencing", dependencies: ["Engine", "MIDI", "CRealtimeSupport"]),
-        .target(name: "FileIO", dependencies: ["Engine", "Session", "CSndFile", "CSampleRate"]),
+        .target(name: "FileIO", dependencies: ["Engine", "CSndFile", "CSampleRate"]),
         .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "FileIO", "CFluidSynth"]),
         .target(name: "SpeechProcessing", dependencies: ["Engine", "DSP"]),
         .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
@@ -58,12 +60,14 @@ let package = Package(
                 path: "Sources/Drivers/ALSA"),
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"],
                 path: "Sources/Drivers/JACK"),
+        .target(name: "OfflineDrivers", dependencies: ["Engine", "Session", "FileIO"], path: "Sources/Drivers/Offline"),
         .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
+                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "OfflineDrivers", "Loudness",
+                                            "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
                                                    "Session", "Rig", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
-        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA",
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "OfflineDrivers", "Rig"]),
+        .executableTarget(name: "busker", dependencies: ["FileIO", "OfflineDrivers", "Recording", "Session", "ALSA",
                                                         "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
@@ -83,6 +87,7 @@ let package = Package(
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
                                                             "RenderTestSupport"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO", "Engine"]),
+        .testTarget(name: "OfflineDriversTests", dependencies: ["OfflineDrivers", "FileIO", "Engine"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "FileIO",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),
@@ -90,18 +95,19 @@ let package = Package(
                                                                   "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
-                                                           "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "OfflineDrivers", "MIDI",
+                                                           "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "OfflineDrivers", "CAllocationCounter",
                                                          "RenderTestSupport"]),
-        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
-                                                      "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
+        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "OfflineDrivers",
+                                                      "Instruments", "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
         .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "OfflineDrivers", "Session",
+                                                        "Engine", "MIDI"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
     ]
 )

@@ -3,6 +3,7 @@ import Engine
 import FileIO
 import Foundation
 import JACK
+import OfflineDrivers
 import Recording
 import Session
 

@@ -2,6 +2,7 @@ import ALSA
 import Engine
 import FileIO
 import Foundation
+import OfflineDrivers
 import Rig
 import XCTest
 

@@ -1,4 +1,5 @@
 import Engine
+import FileIO
 import Foundation
 import Session
 import Synchronization
