@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 import Session
 
 /// An audio file's error as the offline drivers report it to a session: here,

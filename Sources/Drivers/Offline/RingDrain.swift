@@ -1,5 +1,5 @@
+import AudioFiles
 import Engine
-import FileIO
 
 /// The writer side of the offline drivers: moves interleaved frames from the
 /// render thread's ring into the file until the render thread is done. Runs

@@ -1,10 +1,10 @@
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
 import XCTest
 
 private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("busker-fileio-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("busker-audiofiles-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
@@ -26,7 +26,7 @@ private func amplitude(of frequency: Double, in x: ArraySlice<Float>, rate: Doub
     return 2 * (re * re + im * im).squareRoot() / Double(x.count)
 }
 
-final class FileIOTests: XCTestCase {
+final class AudioFilesTests: XCTestCase {
     func testWriteThenReadRoundTripIsExactInFloat() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
