@@ -10,7 +10,8 @@ import PackageDescription
 ///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
 /// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and
 ///   ring, parameters, real-time threads. Knows nothing of MIDI or devices.
-/// - DSP: filters, gain, mixer, limiter, meter, reverb, gate, compressor, FFT, decimator.
+/// - DSP: filters, gain, mixer, limiter, meter, reverb, gate, compressor, FFT, decimator; in folders
+///   Filters, Dynamics, Effects, Mixing, Metering, Analysis, Math.
 /// - FeedbackGuard: the howl detector, the notch bank and the guard node.
 /// - MIDI: pure: messages, the byte-stream parser, Standard MIDI Files.
 /// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
