@@ -16,7 +16,7 @@ import PackageDescription
 /// - MIDI: pure: messages, the byte-stream parser, Standard MIDI Files.
 /// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
 /// - AudioFiles: audio files (libsndfile), resampling (libsamplerate); no drivers, no Session.
-/// - Instruments: the FluidSynth sampler and the drum kit.
+/// - Instruments: the FluidSynth sampler (Sampler/, SoundFonts/) and the drum kit (Kits/, KitFormats/).
 /// - SpeechProcessing: the voice's noise suppression and gain control as a node.
 /// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
 /// - Recording: the tap, the writer thread, crash-safe takes, repair.
