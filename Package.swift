@@ -76,6 +76,7 @@ let package = Package(
         .target(name: "CHostStallProbe", path: "Tests/CHostStallProbe"),
         .target(name: "RenderTestSupport", dependencies: ["Engine", "CAllocationCounter", "CHostStallProbe"],
                 path: "Tests/RenderTestSupport"),
+        .target(name: "AudioFileTestSupport", dependencies: ["AudioFiles"], path: "Tests/AudioFileTestSupport"),
         .target(name: "InstrumentTestSupport", dependencies: ["Engine", "Instruments", "MIDI", "Sequencing"],
                 path: "Tests/InstrumentTestSupport"),
 
@@ -87,8 +88,8 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
                                                             "RenderTestSupport"]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Engine"]),
-        .testTarget(name: "OfflineDriversTests", dependencies: ["OfflineDrivers", "AudioFiles", "Engine"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Engine", "AudioFileTestSupport"]),
+        .testTarget(name: "OfflineDriversTests", dependencies: ["OfflineDrivers", "AudioFiles", "Engine", "AudioFileTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),

@@ -1,4 +1,5 @@
 import AudioFiles
+import AudioFileTestSupport
 import Engine
 import Foundation
 import OfflineDrivers
@@ -20,29 +21,6 @@ private final class ScaleNode: AudioNode {
             for i in 0..<output.frameCount { d[i] = s[i] * factor }
         }
     }
-}
-
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("busker-offline-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-private func writeFile(_ path: String, _ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .f32) throws {
-    let writer = try SoundFileWriter(path: path, sampleRate: rate, channelCount: channels, sampleFormat: format)
-    try samples.withUnsafeBufferPointer { (p) throws(AudioFileError) in try writer.write(p.baseAddress!, frames: samples.count / channels) }
-    try writer.close()
-}
-
-/// Amplitude of `frequency` in `x` (single-bin DFT over whole periods).
-private func amplitude(of frequency: Double, in x: ArraySlice<Float>, rate: Double) -> Double {
-    var re = 0.0, im = 0.0
-    for (n, v) in x.enumerated() {
-        let phase = 2 * Double.pi * frequency * Double(n) / rate
-        re += Double(v) * cos(phase)
-        im -= Double(v) * sin(phase)
-    }
-    return 2 * (re * re + im * im).squareRoot() / Double(x.count)
 }
 
 /// `FileRenderDriver`: a file in, a file out, every frame kept, rendered on
