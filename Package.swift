@@ -10,18 +10,22 @@ import PackageDescription
 ///   helpers Swift cannot express (flush-to-zero, thread names, the clock).
 /// - Engine: buffers, nodes, graph → plan → engine, handover, SPSC queue and
 ///   ring, parameters, real-time threads. Knows nothing of MIDI or devices.
-/// - DSP: filters, gain, mixer, limiter, meter, reverb, gate, compressor, FFT, decimator.
+/// - DSP: filters, gain, mixer, limiter, meter, reverb, gate, compressor, FFT, decimator; in folders
+///   Filters, Dynamics, Effects, Mixing, Metering, Analysis, Math.
 /// - FeedbackGuard: the howl detector, the notch bank and the guard node.
 /// - MIDI: pure: messages, the byte-stream parser, Standard MIDI Files.
 /// - Sequencing: MIDI input ports, the scheduler, the file player, note activity.
-/// - FileIO: audio files (libsndfile), resampling (libsamplerate).
-/// - Instruments: the FluidSynth sampler and the drum kit.
+/// - AudioFiles: audio files (libsndfile), resampling (libsamplerate); no drivers, no Session.
+/// - Instruments: the FluidSynth sampler (Sampler/, SoundFonts/) and the drum kit (Kits/, KitFormats/).
 /// - SpeechProcessing: the voice's noise suppression and gain control as a node.
 /// - Loudness: EBU R 128 loudness (libebur128) off the audio thread: the meter, the live tap, files.
 /// - Recording: the tap, the writer thread, crash-safe takes, repair.
 /// - Session: the driver protocol, the device-event state machine and the runner.
-/// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
-/// - JACK: Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
+/// - ALSA (Sources/Drivers/ALSA): the PCM drivers (PCM/), device listing and watching (Devices/),
+///   sequencer and raw MIDI input (Sequencer/, RawMIDI/).
+/// - OfflineDrivers (Sources/Drivers/Offline): the file drivers: a file in and out, a song to a file.
+/// - JACK (Sources/Drivers/JACK): Busker as a JACK client (jackd, or PipeWire's JACK API): the driver
+///   and JACK MIDI in.
 /// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
@@ -47,20 +51,24 @@ let package = Package(
         .target(name: "FeedbackGuard", dependencies: ["Engine", "DSP"]),
         .target(name: "MIDI"),
         .target(name: "Sequencing", dependencies: ["Engine", "MIDI", "CRealtimeSupport"]),
-        .target(name: "FileIO", dependencies: ["Engine", "Session", "CSndFile", "CSampleRate"]),
-        .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "FileIO", "CFluidSynth"]),
+        .target(name: "AudioFiles", dependencies: ["Engine", "CSndFile", "CSampleRate"]),
+        .target(name: "Instruments", dependencies: ["Engine", "DSP", "Sequencing", "MIDI", "AudioFiles", "CFluidSynth"]),
         .target(name: "SpeechProcessing", dependencies: ["Engine", "DSP"]),
-        .target(name: "Loudness", dependencies: ["Engine", "FileIO", "CEBUR128"]),
-        .target(name: "Recording", dependencies: ["Engine", "Sequencing", "FileIO", "MIDI", "CSndFile", "Loudness"]),
+        .target(name: "Loudness", dependencies: ["Engine", "AudioFiles", "CEBUR128"]),
+        .target(name: "Recording", dependencies: ["Engine", "Sequencing", "AudioFiles", "MIDI", "CSndFile", "Loudness"]),
         .target(name: "Session", dependencies: ["Engine", "Sequencing"]),
-        .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
-        .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
-        .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
+        .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"],
+                path: "Sources/Drivers/ALSA"),
+        .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"],
+                path: "Sources/Drivers/JACK"),
+        .target(name: "OfflineDrivers", dependencies: ["Engine", "Session", "AudioFiles"], path: "Sources/Drivers/Offline"),
+        .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "AudioFiles", "Instruments",
+                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "OfflineDrivers", "Loudness",
+                                            "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
                                                    "Session", "Rig", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
-        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA",
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Rig"]),
+        .executableTarget(name: "busker", dependencies: ["AudioFiles", "OfflineDrivers", "Recording", "Session", "ALSA",
                                                         "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
@@ -68,38 +76,41 @@ let package = Package(
         .target(name: "CHostStallProbe", path: "Tests/CHostStallProbe"),
         .target(name: "RenderTestSupport", dependencies: ["Engine", "CAllocationCounter", "CHostStallProbe"],
                 path: "Tests/RenderTestSupport"),
+        .target(name: "AudioFileTestSupport", dependencies: ["AudioFiles"], path: "Tests/AudioFileTestSupport"),
         .target(name: "InstrumentTestSupport", dependencies: ["Engine", "Instruments", "MIDI", "Sequencing"],
                 path: "Tests/InstrumentTestSupport"),
 
         .testTarget(name: "EngineTests", dependencies: ["Engine", "DSP", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "DSPTests", dependencies: ["Engine", "DSP", "CRealtimeSupport", "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "FeedbackGuardTests", dependencies: ["FeedbackGuard", "Engine", "DSP", "FileIO", "Instruments", "MIDI",
+        .testTarget(name: "FeedbackGuardTests", dependencies: ["FeedbackGuard", "Engine", "DSP", "AudioFiles", "Instruments", "MIDI",
                                                                "Sequencing", "Rig", "Benchmarks", "CAllocationCounter",
                                                                "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
                                                             "RenderTestSupport"]),
-        .testTarget(name: "FileIOTests", dependencies: ["FileIO", "Engine"]),
-        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "FileIO",
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Engine", "AudioFileTestSupport"]),
+        .testTarget(name: "OfflineDriversTests", dependencies: ["OfflineDrivers", "AudioFiles", "Engine", "AudioFileTestSupport"]),
+        .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),
-        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig", "CSpeexDSP",
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "AudioFiles", "Rig", "CSpeexDSP",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "AudioFiles", "CAllocationCounter",
                                                           "RenderTestSupport"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
-                                                           "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "AudioFiles", "OfflineDrivers", "MIDI",
+                                                           "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "AudioFiles", "OfflineDrivers", "CAllocationCounter",
                                                          "RenderTestSupport"]),
-        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
-                                                      "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
+        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles", "OfflineDrivers",
+                                                      "Instruments", "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
         .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Session",
+                                                        "Engine", "MIDI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["AudioFiles", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
         .testTarget(name: "ArchitectureTests"),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
     ]
 )

@@ -1,6 +1,7 @@
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
+import OfflineDrivers
 import Rig
 
 /// `busker bench`: how fast the live chain runs, against sox on the same file.

@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 
 /// Why loudness could not be measured.
 public enum LoudnessError: Error, CustomStringConvertible, Equatable {

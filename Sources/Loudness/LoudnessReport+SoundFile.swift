@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 
 extension LoudnessReport {
     /// Measures a whole sound file (anything libsndfile reads) with a `LoudnessMeter`.

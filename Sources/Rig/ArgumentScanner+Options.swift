@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 
 extension ArgumentScanner {
     /// `--limiter-lookahead MS`, checked against 0…5 ms, or nil when not given.

@@ -1,5 +1,5 @@
 import ALSA
-import FileIO
+import OfflineDrivers
 import JACK
 import Session
 

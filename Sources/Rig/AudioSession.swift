@@ -1,5 +1,6 @@
 import Engine
-import FileIO
+import AudioFiles
+import OfflineDrivers
 import Foundation
 import Recording
 import Sequencing

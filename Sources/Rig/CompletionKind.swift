@@ -1,5 +1,5 @@
+import AudioFiles
 import DSP
-import FileIO
 import Instruments
 import Recording
 

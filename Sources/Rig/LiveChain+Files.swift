@@ -1,5 +1,6 @@
+import AudioFiles
 import Engine
-import FileIO
+import OfflineDrivers
 import Session
 
 extension LiveChain {

@@ -1,5 +1,5 @@
 import Benchmarks
-import FileIO
+import OfflineDrivers
 import Rig
 
 /// `busker bench`: parses its options and runs the chain benchmark or, with

@@ -1,6 +1,6 @@
 import ALSA
-import FileIO
 import Foundation
+import OfflineDrivers
 import Rig
 import Session
 import TerminalUI

@@ -1,5 +1,5 @@
 import ALSA
-import FileIO
+import AudioFiles
 import Foundation
 import Recording
 import Rig

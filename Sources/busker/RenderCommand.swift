@@ -1,5 +1,5 @@
-import FileIO
 import Foundation
+import OfflineDrivers
 import Rig
 import Session
 import TerminalUI

@@ -1,6 +1,6 @@
 import ALSA
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
 import RenderTestSupport
 import Session

@@ -1,7 +1,8 @@
 import ALSA
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
+import OfflineDrivers
 import RenderTestSupport
 import XCTest
 

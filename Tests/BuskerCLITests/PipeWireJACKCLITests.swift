@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 import Foundation
 import XCTest
 

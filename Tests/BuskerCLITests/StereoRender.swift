@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 import Foundation
 
 /// A stereo sound file read whole, and the measures the render comparisons

@@ -1,6 +1,6 @@
+import AudioFiles
 import Engine
 import FeedbackGuard
-import FileIO
 import Foundation
 import XCTest
 

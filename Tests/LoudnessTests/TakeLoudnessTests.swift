@@ -1,6 +1,6 @@
+import AudioFiles
 import CAllocationCounter
 import Engine
-import FileIO
 import Foundation
 import Loudness
 import Recording

@@ -1,5 +1,5 @@
-import FileIO
 import Foundation
+import OfflineDrivers
 import Recording
 import XCTest
 

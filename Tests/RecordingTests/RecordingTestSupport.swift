@@ -1,6 +1,6 @@
+import AudioFiles
 import CSndFile
 import Engine
-import FileIO
 import Foundation
 import Recording
 import XCTest

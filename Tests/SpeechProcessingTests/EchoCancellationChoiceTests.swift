@@ -1,5 +1,5 @@
+import AudioFiles
 import CSpeexDSP
-import FileIO
 import XCTest
 
 /// Why `busker live` has no echo canceller, measured rather than asserted.

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AudioFiles
 import Engine
 import Engine
-import FileIO
 import SpeechProcessing
 import XCTest
 

@@ -1,5 +1,5 @@
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
 import Rig
 import Session

@@ -1,6 +1,7 @@
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
+import OfflineDrivers
 import Rig
 import Session
 import TerminalUI

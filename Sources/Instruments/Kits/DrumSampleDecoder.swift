@@ -1,4 +1,4 @@
-import FileIO
+import AudioFiles
 
 /// Decodes a kit's sample files, each (file, pitch) once, into the buffers
 /// the kit will own; a file that failed is remembered and not tried again.

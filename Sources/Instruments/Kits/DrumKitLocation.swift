@@ -14,9 +14,9 @@ public enum DrumKitLocation {
 
     /// The shipped kit's folder in the source checkout this was built from.
     public static var sourceCheckoutKitFolder: String {
-        // This file is Sources/Instruments/DrumKitLocation.swift; the kit is Sounds/kit.
+        // This file is Sources/Instruments/Kits/DrumKitLocation.swift; the kit is Sounds/kit.
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sounds/kit").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sounds/kit").path
     }
 
     /// The manifest paths looked at, in order.

@@ -1,3 +1,4 @@
+import AudioFiles
 import Engine
 import Foundation
 import Session

@@ -1,5 +1,5 @@
+import AudioFiles
 import Foundation
-import FileIO
 
 /// One sample file decoded once, at load, into planar samples at the engine
 /// rate, and owned until its kit is freed (on the control thread).

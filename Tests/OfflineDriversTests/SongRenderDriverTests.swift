@@ -1,6 +1,7 @@
+import AudioFiles
 import Engine
-import FileIO
 import Foundation
+import OfflineDrivers
 import XCTest
 
 /// A source that plays a 440 Hz tone at half scale for its first `frames`

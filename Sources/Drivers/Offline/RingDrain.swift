@@ -1,3 +1,4 @@
+import AudioFiles
 import Engine
 
 /// The writer side of the offline drivers: moves interleaved frames from the

@@ -1,5 +1,3 @@
-import Session
-
 /// Why an audio file could not be read or written. Every case renders as one
 /// line that names the file, for the command line's error output.
 public enum AudioFileError: Error, CustomStringConvertible, Equatable {
@@ -32,17 +30,5 @@ extension AudioFileError {
         case .cannotOpen, .unsupported: true
         case .truncated, .readFailed, .writeFailed, .resampler: false
         }
-    }
-}
-
-extension AudioFileError: DriverError {
-    /// An offline driver's file failing to open is neither busy nor missing hardware.
-    public var startFailure: StartFailure {
-        let path: String = switch self {
-        case let .cannotOpen(path, _), let .truncated(path, _, _), let .unsupported(path, _),
-             let .readFailed(path, _), let .writeFailed(path, _): path
-        case .resampler: ""
-        }
-        return StartFailure(kind: .other, device: path, message: description)
     }
 }
