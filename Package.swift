@@ -22,7 +22,9 @@ import PackageDescription
 /// - Session: the driver protocol, the device-event state machine and the runner.
 /// - ALSA: the PCM drivers, device listing, sequencer and raw MIDI input.
 /// - JACK: Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
-/// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
+/// - Chains: graphs built from a description: the live chain and its strips, the instruments'
+///   chain, their settings; typed errors (`ChainError`), no command line.
+/// - Rig: the options and workflows the commands share; MIDI control, OSC remote control, presets.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
@@ -55,12 +57,14 @@ let package = Package(
         .target(name: "Session", dependencies: ["Engine"]),
         .target(name: "ALSA", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CALSA", "CRealtimeSupport"]),
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
-        .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
+        .target(name: "Chains", dependencies: ["Engine", "DSP", "FeedbackGuard", "Sequencing", "Instruments", "SpeechProcessing",
+                                               "Loudness"]),
+        .target(name: "Rig", dependencies: ["Chains", "Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
                                             "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
-                                                   "Session", "Rig", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Rig"]),
-        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA",
+                                                   "Session", "Chains", "Rig", "Loudness"]),
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Chains", "Rig"]),
+        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA", "Chains",
                                                         "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
@@ -74,7 +78,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "DSP", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "DSPTests", dependencies: ["Engine", "DSP", "CRealtimeSupport", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "FeedbackGuardTests", dependencies: ["FeedbackGuard", "Engine", "DSP", "FileIO", "Instruments", "MIDI",
-                                                               "Sequencing", "Rig", "Benchmarks", "CAllocationCounter",
+                                                               "Sequencing", "Chains", "Rig", "Benchmarks", "CAllocationCounter",
                                                                "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
@@ -83,22 +87,24 @@ let package = Package(
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "FileIO",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),
-        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Rig", "CSpeexDSP",
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Chains", "Rig", "CSpeexDSP",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Chains", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
                                                            "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
                                                          "RenderTestSupport"]),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
-                                                      "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
+                                                      "Session", "Chains", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
-        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Rig",
+        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Chains", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
+        .testTarget(name: "ChainsTests", dependencies: ["Chains", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
+                                                        "RenderTestSupport"]),
+        .testTarget(name: "RigTests", dependencies: ["Rig", "Chains", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Chains", "Rig"]),
     ]
 )

@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 
 extension LiveControl {

@@ -1,3 +1,5 @@
+import Chains
+
 /// A control of `busker live` that a MIDI controller can drive: the mic
 /// switch, the master volume, or one strip's reverb send, mute, gain, pan,
 /// bass or treble. Strips are numbered from 1, as on the screen.

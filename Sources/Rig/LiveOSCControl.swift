@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 
 /// OSC remote control of `busker live` (`--osc PORT`, `--osc-bind ADDR`):

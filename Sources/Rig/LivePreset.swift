@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 
 /// What a preset file holds: the live settings (every strip and the bus) and

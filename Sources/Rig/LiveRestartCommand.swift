@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 
 /// The command line that starts the same sound again, which `busker live`

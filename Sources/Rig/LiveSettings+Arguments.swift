@@ -1,3 +1,4 @@
+import Chains
 import DSP
 
 extension LiveSettings {
@@ -129,7 +130,7 @@ extension LiveSettings {
     static func parse(_ key: StripSettings.Key, _ text: String, option: String) throws -> StripSettings.Key.Value {
         do {
             return try key.parse(text)
-        } catch let error as CommandLineError {
+        } catch {
             // "--gain needs a number, not 'x'" for a global option; "--strip 2: gain needs …" for an override.
             if option == "--\(key.rawValue)" { throw CommandLineError.usage("--\(error.description)") }
             throw CommandLineError.usage("\(option): \(error.description)")

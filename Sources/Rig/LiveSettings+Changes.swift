@@ -1,3 +1,5 @@
+import Chains
+
 extension LiveSettings {
     /// The options that, given after `--preset` over `base`, make these
     /// settings: only what differs (`--volume 0.2`, `--strip 2:mute=on`), not

@@ -1,3 +1,4 @@
+import Chains
 import MIDI
 
 /// Turns MIDI messages into changes of the live settings, through a

@@ -1,3 +1,5 @@
+import Chains
+
 /// Turns OSC messages into changes of the live settings and into replies,
 /// counting what each message did. Pure state, no I/O (like
 /// `MIDIControlResponder`): the control thread feeds it the messages the

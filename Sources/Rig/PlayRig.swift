@@ -1,4 +1,5 @@
 import ALSA
+import Chains
 import Engine
 import Foundation
 import JACK

@@ -1,3 +1,4 @@
+import Chains
 import Engine
 import FileIO
 import Foundation
@@ -31,8 +32,8 @@ public final class SongRender {
 
     /// Reads the song and loads the instruments; prints one warning line for
     /// a damaged song and one per kit problem.
-    /// - Throws: `CommandLineError.runtime`: an unreadable song, a missing SoundFont or kit;
-    ///   `.usage`: an instrument or kit name nothing has (`InstrumentRig.Options.resolveFiles()`).
+    /// - Throws: `CommandLineError.runtime`: an unreadable song; `ChainError`: a missing
+    ///   SoundFont or kit, an instrument or kit name nothing has (`InstrumentRig.Options.resolveFiles()`).
     public init(options given: Options) throws {
         // The SoundFont, the kit and an instrument the font names are found before the song is read.
         var options = given

@@ -1,4 +1,5 @@
 import ALSA
+import Chains
 import Foundation
 import JACK
 import Session

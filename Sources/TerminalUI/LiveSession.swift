@@ -1,3 +1,4 @@
+import Chains
 import DSP
 import Engine
 import Foundation

@@ -1,3 +1,4 @@
+import Chains
 import Engine
 import Foundation
 import Instruments

@@ -1,3 +1,4 @@
+import Chains
 import Rig
 
 /// One channel strip as the live screen shows it, gathered on the control thread.

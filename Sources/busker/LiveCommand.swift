@@ -1,4 +1,5 @@
 import ALSA
+import Chains
 import FileIO
 import Foundation
 import Rig

@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 import Rig
 
@@ -28,6 +29,10 @@ do {
     try runCommand(Array(CommandLine.arguments.dropFirst()))
     exit(0)
 } catch let error as CommandLineError {
+    printError("busker: \(error.description)")
+    exit(error.exitCode)
+} catch let chainError as ChainError {
+    let error = CommandLineError(chainError)
     printError("busker: \(error.description)")
     exit(error.exitCode)
 } catch {

@@ -1,5 +1,6 @@
 import ALSA
 import CAllocationCounter
+import Chains
 import Engine
 import Foundation
 import RenderTestSupport

@@ -1,4 +1,5 @@
 import ALSA
+import Chains
 import Engine
 import FileIO
 import Foundation

@@ -1,5 +1,6 @@
 import ALSA
 import CAllocationCounter
+import Chains
 import CHostStallProbe
 import Engine
 import Foundation

@@ -1,3 +1,4 @@
+import Chains
 import FileIO
 import Foundation
 import RenderTestSupport

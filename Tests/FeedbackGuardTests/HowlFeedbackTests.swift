@@ -1,4 +1,5 @@
 import Benchmarks
+import Chains
 import DSP
 import Engine
 import FeedbackGuard

@@ -1,4 +1,5 @@
 import CAllocationCounter
+import Chains
 import CJACK
 import Engine
 import Foundation

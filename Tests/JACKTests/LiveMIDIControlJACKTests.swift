@@ -1,3 +1,4 @@
+import Chains
 import CJACK
 import Engine
 import Foundation

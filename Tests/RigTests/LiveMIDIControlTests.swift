@@ -1,3 +1,4 @@
+import Chains
 import Foundation
 import MIDI
 import Rig

@@ -1,3 +1,4 @@
+import Chains
 import DSP
 import Rig
 import XCTest

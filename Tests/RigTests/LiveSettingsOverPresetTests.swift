@@ -1,3 +1,4 @@
+import Chains
 import Rig
 import XCTest
 

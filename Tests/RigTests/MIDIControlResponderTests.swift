@@ -1,3 +1,4 @@
+import Chains
 import MIDI
 import Rig
 import XCTest

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Chains
 import Glibc
 #endif
 import CAllocationCounter

@@ -1,3 +1,4 @@
+import Chains
 import FeedbackGuard
 import Foundation
 import Rig

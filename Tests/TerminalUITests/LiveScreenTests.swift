@@ -1,3 +1,4 @@
+import Chains
 import Engine
 import FeedbackGuard
 import Foundation

@@ -91,18 +91,18 @@ extension StripSettings {
         }
 
         /// Reads `text` as this control's value: `on`/`off` for a switch, a number otherwise.
-        /// - Throws: `CommandLineError.usage` saying what it takes.
-        public func parse(_ text: String) throws -> Value {
+        /// - Throws: `ChainError.stripValue` (its description says what it takes).
+        public func parse(_ text: String) throws(ChainError) -> Value {
             if isFlag {
                 switch text.lowercased() {
                 case "on": return .flag(true)
                 case "off": return .flag(false)
-                default: throw CommandLineError.usage("\(rawValue) takes on or off, not '\(text)'")
+                default: throw .stripValue(key: self, text: text)
                 }
             }
             let cleaned = text.hasPrefix("+") ? String(text.dropFirst()) : text
             guard let x = Float(cleaned), x.isFinite else {
-                throw CommandLineError.usage("\(rawValue) needs a number, not '\(text)'")
+                throw .stripValue(key: self, text: text)
             }
             return .number(x)
         }

@@ -12,15 +12,6 @@ public enum DrumSource: String, CaseIterable, Sendable {
     /// The kit's pads where it has them, the SoundFont for the other notes (the default).
     case both
 
-    /// `--drums NAME`.
-    /// - Throws: `CommandLineError.usage` naming the choices.
-    public init(option value: String) throws {
-        guard let source = DrumSource(rawValue: value.lowercased()) else {
-            throw CommandLineError.usage("--drums must be kit, soundfont or both, not '\(value)'")
-        }
-        self = source
-    }
-
     /// The percussion-channel notes the SoundFont plays, given the kit's pads (nil: no kit).
     public func soundFontNotes(kitPads: MIDINoteSet?) -> MIDINoteSet {
         switch self {

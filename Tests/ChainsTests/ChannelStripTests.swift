@@ -1,3 +1,4 @@
+import Chains
 import Engine
 import FileIO
 import Foundation
@@ -219,14 +220,19 @@ final class ChannelStripTests: XCTestCase {
         XCTAssertEqual(db(level(mono[0], at: 300)), db(sideSum / 2), accuracy: 0.01, "hard-right strip 2: the mean of its sides")
     }
 
-    /// A strip reading a channel the input does not have is a one-line usage error.
+    /// A strip reading a channel the input does not have is a one-line request
+    /// error, which the command line reports as a usage error naming `--inputs`.
     func testAChannelTheInputDoesNotHaveIsAUsageError() throws {
         XCTAssertThrowsError(try LiveChain(inputChannelCount: 2, settings: try settings(["--inputs", "1,3"]))) { error in
-            XCTAssertEqual("\(error)", "--inputs: strip 2 reads channel 3, but the input has 2 channels")
-            XCTAssertEqual((error as? CommandLineError)?.exitCode, 2)
+            XCTAssertEqual(error as? ChainError, .missingInputChannel(strip: 2, channel: 3, inputChannelCount: 2))
+            XCTAssertEqual("\(error)", "strip 2 reads channel 3, but the input has 2 channels")
+            XCTAssertEqual((error as? ChainError)?.isRequestError, true)
+            let reported = (error as? ChainError).map(CommandLineError.init)
+            XCTAssertEqual(reported?.description, "--inputs: strip 2 reads channel 3, but the input has 2 channels")
+            XCTAssertEqual(reported?.exitCode, 2)
         }
         XCTAssertThrowsError(try LiveChain(inputChannelCount: 1, settings: try settings(["--inputs", "1+2"]))) { error in
-            XCTAssertEqual("\(error)", "--inputs: strip 1 reads channel 2, but the input has 1 channel")
+            XCTAssertEqual("\(error)", "strip 1 reads channel 2, but the input has 1 channel")
         }
     }
 }

@@ -23,60 +23,7 @@ public final class InstrumentRig {
         public var drumSource = DrumSource.both
         public var watchdogSeconds = 30.0
 
-        public static let valued: Set<String> = ["soundfont", "instrument", "program", "bank", "polyphony", "kit", "drums", "note-watchdog"]
-        public static let flags: Set<String> = ["no-drums"]
-
-        public static let help = """
-        instruments:
-          --soundfont PATH       SF2/SF3 for the sampler (default: $BUSKER_SOUNDFONT, then
-                                 /usr/share/sounds/sf2/default-GM.sf2, FluidR3_GM.sf2)
-          --instrument NAME      General MIDI name or number: piano, xylophone, "Church Organ", 13… (default piano)
-          --program N            program 0…127 (the same as a number for --instrument)
-          --bank N               bank 0…16383 (default 0)
-          --polyphony N          sampler voices, 1…4096 (default 256; the quietest are stolen beyond)
-          --kit KIT              drum kit: a kit.json or its folder, a Hydrogen kit folder (drumkit.xml),
-                                 or an installed kit's name (busker kits lists them; default: the shipped kit)
-          --drums kit|soundfont|both
-                                 what plays channel 10: the kit only (notes without a pad are silent),
-                                 the SoundFont's percussion only (bank 128, the kit the song's program
-                                 change selects), or both (default): the kit's pads where it has them,
-                                 the SoundFont for every other note (the start-up line lists which)
-          --no-drums             nothing plays channel 10
-          --note-watchdog S      end notes held longer than S seconds, 0 = never (default 30)
-        """
-
-        public init(args: ArgumentScanner) throws {
-            soundFont = args.string("soundfont")
-            instrument = args.string("instrument")
-            program = try args.int("program", in: 0...127)
-            bank = try args.int("bank", in: 0...16383)
-            polyphony = try args.int("polyphony", in: 1...4096)
-            kit = args.string("kit")
-            drums = !args.has("no-drums")
-            if drums == false && kit != nil { throw CommandLineError.usage("--kit and --no-drums contradict each other") }
-            if let value = args.string("drums") {
-                if !drums { throw CommandLineError.usage("--drums and --no-drums contradict each other") }
-                drumSource = try DrumSource(option: value)
-                if drumSource == .soundFont && kit != nil {
-                    throw CommandLineError.usage("--kit and --drums soundfont contradict each other")
-                }
-            }
-            if let seconds = try args.float("note-watchdog") {
-                guard (0...3600).contains(seconds) else {
-                    throw CommandLineError.usage("--note-watchdog \(seconds) s is out of range 0…3600")
-                }
-                watchdogSeconds = Double(seconds)
-            }
-            // An instrument several General MIDI names match, or a bad number, is a usage
-            // error before anything opens; one no General MIDI name matches may be a
-            // name the SoundFont gives its preset (`resolveFiles()`).
-            do {
-                _ = try SamplerInstrument.resolve(instrument: instrument, program: program, bank: bank)
-            } catch SamplerError.unknownInstrument {
-            } catch let error as SamplerError {
-                throw CommandLineError.usage(error.description)
-            }
-        }
+        public init() {}
 
         /// Finds the SoundFont and the kit these options name, without loading
         /// either: a missing file is one line before any device opens. An
@@ -84,9 +31,11 @@ public final class InstrumentRig {
         /// font's own preset names (`Bandoneon` in TimGM6mb), as General MIDI
         /// names are: exactly, else the unique name it starts, else the unique
         /// name it is part of; found, it becomes `bank` and `program`.
-        /// - Throws: `CommandLineError.runtime` naming the file; `.usage` for
-        ///   an instrument neither General MIDI nor the font has (or several
-        ///   presets match), or a kit name no kit has.
+        /// - Throws: `ChainError.soundFont` or `.kit` naming the file;
+        ///   `.instrumentNotInFont`, `.instrument` or `.bankConflict` for an
+        ///   instrument neither General MIDI nor the font has (or several
+        ///   presets match, or the program or bank says otherwise);
+        ///   `.unknownKit` for a kit name no kit has.
         /// - Thread: control
         /// - Realtime: unsafe (looks at files, reads the font's index)
         public mutating func resolveFiles() throws {
@@ -94,7 +43,7 @@ public final class InstrumentRig {
             do {
                 font = try SoundFontLocator().locate(explicitPath: soundFont)
             } catch let error as SamplerError {
-                throw CommandLineError.runtime(error.description)
+                throw ChainError.soundFont(error)
             }
             if let name = instrument, Int(name) == nil, GeneralMIDI.programs(matching: name).isEmpty {
                 try resolveFontPreset(named: name, in: font.path)
@@ -103,10 +52,10 @@ public final class InstrumentRig {
                 do {
                     _ = try DrumKitCatalog().resolve(kit)
                 } catch .unknownKit {
-                    // A name no kit has is a usage error, as an unknown instrument is.
-                    throw CommandLineError.usage(DrumKitError.unknownKit(name: kit).description)
+                    // A name no kit has is a request error, as an unknown instrument is.
+                    throw ChainError.unknownKit(kit)
                 } catch {
-                    throw CommandLineError.runtime(error.description)
+                    throw ChainError.kit(error)
                 }
             }
         }
@@ -117,21 +66,20 @@ public final class InstrumentRig {
             do {
                 presets = try SoundFontPresets(path: fontPath).presets.filter { $0.bank != 128 }
             } catch let error as SamplerError {
-                throw CommandLineError.runtime(error.description)
+                throw ChainError.soundFont(error)
             }
             let found = GeneralMIDI.indices(matching: name, in: presets.map(\.name)).map { presets[$0] }
             guard let preset = found.first else {
-                throw CommandLineError.usage(SamplerError.unknownInstrument(name).description
-                                             + "; busker instruments lists the SoundFont's own names")
+                throw ChainError.instrumentNotInFont(name)
             }
             guard found.count == 1 else {
-                throw CommandLineError.usage(SamplerError.ambiguousInstrument(name, candidates: found.map(\.name)).description)
+                throw ChainError.instrument(.ambiguousInstrument(name, candidates: found.map(\.name)))
             }
             if let program, program != preset.program {
-                throw CommandLineError.usage(SamplerError.conflictingInstrument(instrument: name, program: program).description)
+                throw ChainError.instrument(.conflictingInstrument(instrument: name, program: program))
             }
             if let bank, bank != preset.bank {
-                throw CommandLineError.usage("--instrument \(name) is bank \(preset.bank) and --bank says \(bank): give one of them")
+                throw ChainError.bankConflict(instrument: name, presetBank: preset.bank, bank: bank)
             }
             instrument = nil
             program = preset.program
@@ -153,7 +101,8 @@ public final class InstrumentRig {
 
     /// Reads the SoundFont's presets and the samples of those the channels
     /// and the song select, loads the kit, and builds the graph.
-    /// - Throws: `CommandLineError` with the one-line reason.
+    /// - Throws: `ChainError.soundFont` or `.kit` with the one-line reason;
+    ///   what building the instrument chain throws.
     public init(options: Options, ports: [MIDIInputPort], player: MIDIFilePlayer?, sampleRate: Double,
          settings: VoiceSettings, limiterLookaheadMilliseconds: Float) throws {
         scheduler = MIDIScheduler(ports: ports, filePlayer: player, watchdogSeconds: options.watchdogSeconds)
@@ -173,7 +122,7 @@ public final class InstrumentRig {
             // Every preset the song selects is read before it plays: no note of a render or a song waits.
             if let player { synth.preload(presetsSelectedBy: player.messages()) }
         } catch let error as SamplerError {
-            throw CommandLineError.runtime(error.description)
+            throw ChainError.soundFont(error)
         }
         drumSource = options.drums ? options.drumSource : nil
         if options.drums && options.drumSource != .soundFont {
@@ -186,7 +135,7 @@ public final class InstrumentRig {
                 kit = loaded
                 drums = node
             } catch let error as DrumKitError {
-                throw CommandLineError.runtime(error.description)
+                throw ChainError.kit(error)
             }
         } else {
             kit = nil

@@ -1,4 +1,5 @@
 import CAllocationCounter
+import Chains
 import DSP
 import Engine
 import RenderTestSupport

@@ -85,16 +85,15 @@ public final class LiveChain {
     ///   - voiceProcessing: whether the strips carry voice processing (it adds
     ///     10.7 ms at 48 kHz, so it is not carried switched off); nil: when a strip's
     ///     settings ask for it.
-    /// - Throws: `CommandLineError.usage` for a strip reading a channel the input
-    ///   does not have; `ParameterError` for a value out of its range.
+    /// - Throws: `ChainError.missingInputChannel` for a strip reading a channel
+    ///   the input does not have; `ParameterError` for a value out of its range.
     public init(inputChannelCount: Int, settings: LiveSettings = LiveSettings(), outputChannelCount: Int = 2,
                 limiterLookaheadMilliseconds: Float = 1, voiceProcessing: Bool? = nil) throws {
         try settings.validate()
         precondition(!settings.strips.isEmpty, "a live chain needs at least one strip")
         for (index, strip) in settings.strips.enumerated() {
             if let missing = strip.channels.first(where: { $0 < 1 || $0 > inputChannelCount }) {
-                throw CommandLineError.usage("--inputs: strip \(index + 1) reads channel \(missing), but the input has "
-                                             + (inputChannelCount == 1 ? "1 channel" : "\(inputChannelCount) channels"))
+                throw ChainError.missingInputChannel(strip: index + 1, channel: missing, inputChannelCount: inputChannelCount)
             }
         }
         self.settings = settings
