@@ -24,7 +24,9 @@ import PackageDescription
 /// - JACK: Busker as a JACK client (jackd, or PipeWire's JACK API): the driver and JACK MIDI in.
 /// - Chains: graphs built from a description: the live chain and its strips, the instruments'
 ///   chain, their settings; typed errors (`ChainError`), no command line.
-/// - Rig: the options and workflows the commands share; MIDI control, OSC remote control, presets.
+/// - Control: what moves parameters: the MIDI control map and learn, OSC (the wire format, the
+///   server, the responder), presets; `TerminalText`, for the outside text they show.
+/// - Rig: the options and workflows the commands share; the MIDI sources live MIDI control reads.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
@@ -59,12 +61,13 @@ let package = Package(
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"]),
         .target(name: "Chains", dependencies: ["Engine", "DSP", "FeedbackGuard", "Sequencing", "Instruments", "SpeechProcessing",
                                                "Loudness"]),
-        .target(name: "Rig", dependencies: ["Chains", "Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness", "CLiblo"]),
+        .target(name: "Control", dependencies: ["Chains", "Engine", "DSP", "MIDI", "CLiblo"]),
+        .target(name: "Rig", dependencies: ["Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
+                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
-                                                   "Session", "Chains", "Rig", "Loudness"]),
+                                                   "Session", "Chains", "Control", "Rig", "Loudness"]),
         .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Chains", "Rig"]),
-        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA", "Chains",
+        .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA", "Chains", "Control",
                                                         "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
@@ -96,15 +99,16 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
                                                          "RenderTestSupport"]),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
-                                                      "Session", "Chains", "Rig", "CAllocationCounter", "CHostStallProbe",
+                                                      "Session", "Chains", "Control", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
         .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Chains", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "ChainsTests", dependencies: ["Chains", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                         "RenderTestSupport"]),
-        .testTarget(name: "RigTests", dependencies: ["Rig", "Chains", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
+        .testTarget(name: "ControlTests", dependencies: ["Control", "Chains", "Rig", "DSP", "MIDI"]),
+        .testTarget(name: "RigTests", dependencies: ["Rig", "Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Chains", "Rig"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Control", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Chains", "Control", "Rig"]),
     ]
 )

@@ -14,6 +14,11 @@ public struct LiveSettings: Sendable, Equatable {
     /// Feedback protection on the bus.
     public var howlGuard = true
 
+    /// Most strips a session has (the command line's `--inputs`, a preset's
+    /// sections), and the highest capture channel a strip reads.
+    public static let maximumStripCount = 16
+    public static let maximumChannel = 64
+
     public init() {}
 
     /// Throws a one-line error for the first value outside its range,

@@ -3,13 +3,15 @@
 /// of messages from one source (a fader sends dozens a second) keeps only its
 /// latest line.
 /// - Realtime: unsafe (allocates). Control thread only.
-struct ControlActionLog<Source: Equatable> {
+public struct ControlActionLog<Source: Equatable> {
+    public init() {}
+
     /// The last thing done ("CC 7 → volume 0.42").
-    private(set) var latest: String?
+    public private(set) var latest: String?
     private var entries: [(source: Source?, line: String)] = []
 
     /// Adds `line`; it replaces the last line when both come from `source`.
-    mutating func record(_ line: String, source: Source? = nil) {
+    public mutating func record(_ line: String, source: Source? = nil) {
         latest = line
         if let source, let last = entries.last, last.source == source {
             entries[entries.count - 1].line = line
@@ -19,12 +21,12 @@ struct ControlActionLog<Source: Equatable> {
     }
 
     /// Shows `line` on the screen without logging it.
-    mutating func show(_ line: String) {
+    public mutating func show(_ line: String) {
         latest = line
     }
 
     /// The lines since the last call.
-    mutating func takeLines() -> [String] {
+    public mutating func takeLines() -> [String] {
         defer { entries.removeAll(keepingCapacity: true) }
         return entries.map(\.line)
     }

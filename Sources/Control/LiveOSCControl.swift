@@ -11,19 +11,6 @@ import Foundation
 ///
 /// - Realtime: unsafe (allocates, opens a socket). Control thread only.
 public final class LiveOSCControl {
-    public static let valued: Set<String> = ["osc", "osc-bind"]
-
-    public static let help = """
-    remote control over OSC (a phone or tablet on the mic stand; off by default; see docs/osc.md):
-      --osc PORT             listen for OSC messages on UDP port PORT, 1…65535:
-                             /busker/mic 1|0, /busker/volume 0…1, /busker/preset NAME,
-                             /busker/strip/N/gain|pan|mute|bass|treble|reverb VALUE;
-                             an address without a value is a query, /busker/state asks for
-                             everything: the replies go to the sender, and nothing else is sent
-      --osc-bind ADDR        the address to listen on (default 127.0.0.1: this machine only;
-                             0.0.0.0 for every network, as a phone on Wi-Fi needs)
-    """
-
     public let server: OSCServer
     public private(set) var responder = OSCControlResponder()
     /// What OSC did, by address (`takeActionLines()`, `lastAction`).
@@ -31,20 +18,15 @@ public final class LiveOSCControl {
     /// The last thing OSC did, for the screen ("/busker/volume → volume 0.42").
     public var lastAction: String? { actionLog.latest }
 
-    /// Reads `--osc` and `--osc-bind`; nil without `--osc`: no socket at all.
-    /// - Throws: `CommandLineError` naming the option, or why the port cannot be bound.
-    public convenience init?(arguments args: ArgumentScanner) throws {
-        guard let port = try args.int("osc", in: 1...65_535) else {
-            if args.string("osc-bind") != nil { throw CommandLineError.usage("--osc-bind goes with --osc PORT") }
-            return nil
-        }
-        try self.init(bindAddress: args.string("osc-bind") ?? OSCServer.defaultBindAddress, port: port)
+    /// Listens through `server` (not started yet).
+    public init(server: OSCServer) {
+        self.server = server
     }
 
     /// Binds the socket (port 0: one the system chooses, for tests).
-    /// - Throws: `CommandLineError`.
-    public init(bindAddress: String = OSCServer.defaultBindAddress, port: Int) throws {
-        server = try OSCServer(bindAddress: bindAddress, port: port)
+    /// - Throws: `OSCServerError`.
+    public convenience init(bindAddress: String = OSCServer.defaultBindAddress, port: Int) throws(OSCServerError) {
+        self.init(server: try OSCServer(bindAddress: bindAddress, port: port))
     }
 
     /// "OSC on 127.0.0.1 port 9000 (UDP)".

@@ -77,25 +77,24 @@ public final class OSCServer: @unchecked Sendable {
 
     /// Binds a UDP socket to `bindAddress`:`port` (a numeric IPv4 or IPv6 address).
     /// Nothing is read until `start()`.
-    /// - Throws: `CommandLineError`: usage for an address that is not
-    ///   numeric, runtime for one the system refuses (in use, not this machine's).
-    public init(bindAddress: String = OSCServer.defaultBindAddress, port: Int) throws(CommandLineError) {
+    /// - Throws: `OSCServerError`: `.addressNotNumeric` for an address that is
+    ///   not numeric; the others for one the system refuses (in use, not this machine's).
+    public init(bindAddress: String = OSCServer.defaultBindAddress, port: Int) throws(OSCServerError) {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var info: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(bindAddress, String(port), &hints, &info) == 0, let ai = info else {
-            throw .usage("--osc-bind takes a numeric address such as 127.0.0.1, 0.0.0.0 or ::1; not '\(bindAddress)'")
+            throw .addressNotNumeric(bindAddress)
         }
         defer { freeaddrinfo(info) }
         let fd = socket(ai.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .runtime("OSC: cannot open a UDP socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .noSocket(reason: String(cString: strerror(errno))) }
         guard bind(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
             let code = errno
             close(fd)
-            let hint = code == EADDRINUSE ? " (another program has it: choose another --osc port)" : ""
-            throw .runtime("OSC: cannot listen on \(bindAddress) port \(port): \(String(cString: strerror(code)))\(hint)")
+            throw .cannotListen(address: bindAddress, port: port, reason: String(cString: strerror(code)), inUse: code == EADDRINUSE)
         }
         var bound = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -107,7 +106,7 @@ public final class OSCServer: @unchecked Sendable {
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else {
             close(fd)
-            throw .runtime("OSC: cannot make a pipe: \(String(cString: strerror(errno)))")
+            throw .noPipe(reason: String(cString: strerror(errno)))
         }
         for wakeFD in pipeFDs {
             _ = fcntl(wakeFD, F_SETFD, FD_CLOEXEC)

@@ -1,3 +1,4 @@
+import Control
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import Control
 import DSP
 import FileIO
 import Instruments

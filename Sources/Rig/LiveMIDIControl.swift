@@ -1,5 +1,6 @@
 import ALSA
 import Chains
+import Control
 import Foundation
 import MIDI
 import Sequencing

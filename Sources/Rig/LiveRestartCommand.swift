@@ -1,4 +1,5 @@
 import Chains
+import Control
 import Foundation
 
 /// The command line that starts the same sound again, which `busker live`

@@ -8,9 +8,6 @@ extension LiveSettings {
     /// Options that take none.
     public static let flagOptions: Set<String> = Set(["no-howl-guard"]
         + StripSettings.Key.allCases.filter { $0.hasGlobalOption && $0.isFlag }.map(\.rawValue))
-    /// Most strips `--inputs` makes, and the highest capture channel it reads.
-    public static let maximumStripCount = 16
-    public static let maximumChannel = 64
 
     /// The live settings from the command line: `--inputs` makes the strips;
     /// `--gain`, `--bass`, `--gate`… set every strip; `--strip N:key=value,…`

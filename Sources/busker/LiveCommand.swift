@@ -1,5 +1,6 @@
 import ALSA
 import Chains
+import Control
 import FileIO
 import Foundation
 import Rig

@@ -1,4 +1,5 @@
 import Chains
+import Control
 import Engine
 import Foundation
 import Rig

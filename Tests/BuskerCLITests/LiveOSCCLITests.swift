@@ -1,4 +1,5 @@
 import Chains
+import Control
 import FileIO
 import Foundation
 import RenderTestSupport

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Control
 import Glibc
 #endif
 import Foundation

@@ -1,4 +1,5 @@
 import Chains
+import Control
 import DSP
 import Rig
 import XCTest

@@ -1,4 +1,5 @@
 import Chains
+import Control
 import MIDI
 import Rig
 import XCTest

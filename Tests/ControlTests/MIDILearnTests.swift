@@ -1,3 +1,4 @@
+import Control
 import MIDI
 import Rig
 import XCTest

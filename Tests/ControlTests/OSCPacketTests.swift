@@ -1,4 +1,5 @@
 import Chains
+import Control
 import Rig
 import XCTest
 

@@ -1,3 +1,4 @@
+import Control
 import Engine
 import FileIO
 import Foundation
