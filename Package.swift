@@ -26,7 +26,9 @@ import PackageDescription
 ///   chain, their settings; typed errors (`ChainError`), no command line.
 /// - Control: what moves parameters: the MIDI control map and learn, OSC (the wire format, the
 ///   server, the responder), presets; `TerminalText`, for the outside text they show.
-/// - Rig: the options and workflows the commands share; the MIDI sources live MIDI control reads.
+/// - CommandLineInterface: the argument scanner, option declarations, help, man page and completion;
+///   the options each part reads (`*+Arguments`), `CommandLineError` and the command's output lines.
+/// - Rig: the workflows the commands share: sessions, takes, the MIDI sources, song rendering.
 /// - TerminalUI: the terminal, every screen and the interactive control loops.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
@@ -62,13 +64,16 @@ let package = Package(
         .target(name: "Chains", dependencies: ["Engine", "DSP", "FeedbackGuard", "Sequencing", "Instruments", "SpeechProcessing",
                                                "Loudness"]),
         .target(name: "Control", dependencies: ["Chains", "Engine", "DSP", "MIDI", "CLiblo"]),
-        .target(name: "Rig", dependencies: ["Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "FileIO", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "Loudness"]),
+        .target(name: "CommandLineInterface", dependencies: ["Chains", "Control", "Engine", "DSP", "Instruments", "FileIO",
+                                                             "Recording", "Session"]),
+        .target(name: "Rig", dependencies: ["Chains", "Control", "CommandLineInterface", "Engine", "DSP", "FeedbackGuard", "MIDI",
+                                            "Sequencing", "FileIO", "Instruments", "SpeechProcessing", "Recording", "Session",
+                                            "ALSA", "JACK", "Loudness"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
-                                                   "Session", "Chains", "Control", "Rig", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Chains", "Rig"]),
+                                                   "Session", "Chains", "Control", "CommandLineInterface", "Rig", "Loudness"]),
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "FileIO", "Chains", "CommandLineInterface", "Rig"]),
         .executableTarget(name: "busker", dependencies: ["FileIO", "Recording", "Session", "ALSA", "Chains", "Control",
-                                                        "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
+                                                        "CommandLineInterface", "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
@@ -92,23 +97,25 @@ let package = Package(
                                                              "CFluidSynth"]),
         .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "FileIO", "Chains", "Rig", "CSpeexDSP",
                                                                   "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Chains", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Chains", "CommandLineInterface", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                           "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "FileIO", "MIDI", "CSndFile",
                                                            "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "FileIO", "CAllocationCounter",
                                                          "RenderTestSupport"]),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "FileIO", "Instruments",
-                                                      "Session", "Chains", "Control", "Rig", "CAllocationCounter", "CHostStallProbe",
+                                                      "Session", "Chains", "Control", "CommandLineInterface", "Rig", "CAllocationCounter", "CHostStallProbe",
                                                       "RenderTestSupport"]),
-        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Chains", "Rig",
+        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Chains", "CommandLineInterface", "Rig",
                                                       "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "ChainsTests", dependencies: ["Chains", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
+        .testTarget(name: "ChainsTests", dependencies: ["Chains", "CommandLineInterface", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                         "RenderTestSupport"]),
-        .testTarget(name: "ControlTests", dependencies: ["Control", "Chains", "Rig", "DSP", "MIDI"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "Chains", "CommandLineInterface", "DSP", "MIDI"]),
+        .testTarget(name: "CommandLineInterfaceTests", dependencies: ["CommandLineInterface", "Chains", "Control", "DSP"]),
         .testTarget(name: "RigTests", dependencies: ["Rig", "Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Control", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Chains", "Control", "Rig"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Control", "CommandLineInterface", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["FileIO", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Chains", "Control",
+                                                           "CommandLineInterface", "Rig"]),
     ]
 )

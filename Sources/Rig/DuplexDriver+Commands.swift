@@ -1,4 +1,5 @@
 import ALSA
+import CommandLineInterface
 
 extension DuplexDriver {
     /// Opens the devices for a command: an ALSA error (an unknown PCM, a busy

@@ -1,5 +1,6 @@
 import ALSA
 import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import JACK

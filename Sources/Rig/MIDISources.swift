@@ -1,4 +1,5 @@
 import ALSA
+import CommandLineInterface
 import Foundation
 import JACK
 import Sequencing

@@ -1,4 +1,5 @@
 import ALSA
+import CommandLineInterface
 import Engine
 import FileIO
 import Foundation

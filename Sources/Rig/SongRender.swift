@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import Engine
 import FileIO
 import Foundation

@@ -1,3 +1,4 @@
+import CommandLineInterface
 import Engine
 import Foundation
 import Recording

@@ -1,3 +1,4 @@
+import CommandLineInterface
 import Control
 import Foundation
 import Rig

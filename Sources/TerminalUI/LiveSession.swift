@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import Control
 import DSP
 import Engine

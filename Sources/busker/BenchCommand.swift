@@ -1,4 +1,5 @@
 import Benchmarks
+import CommandLineInterface
 import FileIO
 import Rig
 

@@ -1,3 +1,4 @@
+import CommandLineInterface
 import Rig
 
 /// One of busker's commands: its help (from which `--help`, the man page and

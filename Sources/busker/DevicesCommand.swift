@@ -1,4 +1,5 @@
 import ALSA
+import CommandLineInterface
 import JACK
 import Rig
 

@@ -1,3 +1,4 @@
+import CommandLineInterface
 import Rig
 import TerminalUI
 

@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import Foundation
 import Instruments
 import Rig

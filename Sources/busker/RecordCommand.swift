@@ -1,4 +1,5 @@
 import ALSA
+import CommandLineInterface
 import FileIO
 import Foundation
 import Recording

@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import FileIO
 import Foundation
 import Rig

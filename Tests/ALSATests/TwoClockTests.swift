@@ -1,6 +1,7 @@
 import ALSA
 import CAllocationCounter
 import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import RenderTestSupport

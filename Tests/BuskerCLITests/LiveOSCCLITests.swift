@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import Control
 import FileIO
 import Foundation

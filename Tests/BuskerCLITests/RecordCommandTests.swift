@@ -1,3 +1,4 @@
+import CommandLineInterface
 import FileIO
 import Foundation
 import MIDI

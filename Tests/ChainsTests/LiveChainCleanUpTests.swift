@@ -1,6 +1,5 @@
 import Chains
 import Engine
-import Rig
 import XCTest
 #if canImport(Glibc)
 import Glibc

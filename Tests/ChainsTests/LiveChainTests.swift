@@ -3,7 +3,6 @@ import Chains
 import DSP
 import Engine
 import RenderTestSupport
-import Rig
 import Synchronization
 import XCTest
 

@@ -1,7 +1,6 @@
 import Chains
 import Control
 import DSP
-import Rig
 import XCTest
 
 /// The preset text: what a save writes reads back to exactly the same

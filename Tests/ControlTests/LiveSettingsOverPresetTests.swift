@@ -1,6 +1,6 @@
 import Chains
+import CommandLineInterface
 import Control
-import Rig
 import XCTest
 
 /// `busker live --preset NAME [options]`: the options given win over the

@@ -1,6 +1,5 @@
 import Control
 import MIDI
-import Rig
 import XCTest
 
 /// The MIDI control map of `busker live`: its defaults, its text form in a

@@ -1,8 +1,8 @@
 import Chains
+import CommandLineInterface
 import Control
 import Foundation
 import MIDI
-import Rig
 import XCTest
 
 /// The MIDI mapping in a preset: what learn mode bound is saved in the

@@ -1,7 +1,6 @@
 import Chains
 import Control
 import MIDI
-import Rig
 import XCTest
 
 /// What MIDI messages do to the live settings: footswitch presses toggle,

@@ -1,6 +1,5 @@
 import Control
 import MIDI
-import Rig
 import XCTest
 
 /// Learn mode's states: off → choosing a control → waiting for MIDI → bound

@@ -1,5 +1,4 @@
 import Control
-import Rig
 import XCTest
 
 /// The OSC address space of docs/osc.md, validated without a socket: every

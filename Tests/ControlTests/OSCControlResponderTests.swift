@@ -1,6 +1,6 @@
 import Chains
+import CommandLineInterface
 import Control
-import Rig
 import XCTest
 
 /// What each OSC message changes in the live settings, what it answers,

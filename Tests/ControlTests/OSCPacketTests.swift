@@ -1,6 +1,6 @@
 import Chains
+import CommandLineInterface
 import Control
-import Rig
 import XCTest
 
 /// The OSC decoder (liblo's, behind `OSCPacket`) and the validator together,

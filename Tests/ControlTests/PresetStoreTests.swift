@@ -1,7 +1,6 @@
 import Chains
 import Control
 import Foundation
-import Rig
 import XCTest
 
 /// The preset folder: where it is, names, saving atomically, loading, and

@@ -1,5 +1,4 @@
 import Control
-import Rig
 import XCTest
 
 /// `TerminalText`: what reaches the terminal from files and packets.

@@ -1,6 +1,7 @@
 import CAllocationCounter
 import Chains
 import CJACK
+import CommandLineInterface
 import Engine
 import Foundation
 import JACK

@@ -1,4 +1,5 @@
 import Chains
+import CommandLineInterface
 import FeedbackGuard
 import Foundation
 import Rig

@@ -1,6 +1,6 @@
 import Chains
+import CommandLineInterface
 import DSP
-import Rig
 import XCTest
 
 /// `busker live`'s strip and bus options, read into `LiveSettings` and

@@ -1,4 +1,4 @@
-import Rig
+import CommandLineInterface
 import XCTest
 
 /// Options declared by help text (`OptionDeclaration`) and read by

@@ -1,5 +1,5 @@
+import CommandLineInterface
 import Foundation
-import Rig
 import XCTest
 
 /// `busker play` and `busker render` tell a song from a SoundFont by content.
