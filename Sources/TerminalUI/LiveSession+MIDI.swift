@@ -36,7 +36,7 @@ extension LiveSession {
     /// - Thread: control
     public func handleLearnKey(_ key: Key) -> Bool? {
         if key == Self.learnKey {
-            guard let midi, midi.sources.hasSource else {
+            guard let midi, midi.inputs.hasSource else {
                 midi?.cancelLearning()
                 message = Self.noMIDISourceMessage
                 return true

@@ -211,8 +211,9 @@ enum LiveCommand {
         // A take's path that is refused is an error before any start-up line.
         if recording.enabled { _ = try recording.resolvePath() }
         // A --midi-in path that cannot be read is an error before any device opens.
-        let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK, map: start.midiMap)
-        options.jackMIDI = midi.sources.jack
+        let midiSources = try MIDISources(midi: args.strings("midi"), midiIn: args.string("midi-in"), jackMIDI: onJACK)
+        let midi = LiveMIDIControl(inputs: midiSources, map: start.midiMap)
+        options.jackMIDI = midiSources.jack
         for notice in midi.notices { print("busker live: \(notice)") }
         // The port is bound before audio starts: one in use is an error, not a silent surface.
         let osc = try LiveOSCControl(arguments: args)
@@ -220,7 +221,7 @@ enum LiveCommand {
         print("busker live: \(why)")
         let rig = try LiveRig(options: options)
         if args.has("verbose") {
-            for line in VerboseReport.lines(for: rig.runner.driver) + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }
+            for line in VerboseReport.lines(for: rig.runner.driver) + ["MIDI control: \(midiSources.summary)"] { print("busker live: \(line)") }
         }
         if rig.audioStarted {
             let session = LiveSession(chain: rig.chain, runner: rig.runner, useTUI: useTUI)

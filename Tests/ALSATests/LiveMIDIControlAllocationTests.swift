@@ -2,6 +2,7 @@ import ALSA
 import CAllocationCounter
 import Chains
 import CommandLineInterface
+import Control
 import Engine
 import Foundation
 import Rig

@@ -1,5 +1,6 @@
 import Chains
 import CJACK
+import Control
 import Engine
 import Foundation
 import JACK
@@ -22,8 +23,9 @@ final class LiveMIDIControlJACKTests: XCTestCase {
     }
 
     func testAFootswitchOnMidiInTogglesTheMicAndADisconnectReleasesIt() throws {
-        let control = try LiveMIDIControl(midi: "none", midiIn: nil, jackMIDI: true)
-        let input = try XCTUnwrap(control.sources.jack)
+        let sources = try MIDISources(midi: "none", midiIn: nil, jackMIDI: true)
+        let control = LiveMIDIControl(inputs: sources)
+        let input = try XCTUnwrap(sources.jack)
         var options = JACKDriver.Options(clientName: "busker-live", inputChannels: 1, connections: .none)
         options.midiInput = true
         let driver = try JACKDriver(options: options)

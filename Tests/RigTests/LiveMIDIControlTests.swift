@@ -1,4 +1,5 @@
 import Chains
+import Control
 import Foundation
 import MIDI
 import Rig

@@ -1,13 +1,11 @@
-import ALSA
 import Chains
-import CommandLineInterface
-import Control
 import Foundation
 import MIDI
 import Sequencing
 
-/// MIDI control of `busker live`: the MIDI sources (`--midi`, `--midi-in`),
-/// the control map, soft takeover and learn mode, all on the control thread.
+/// MIDI control of `busker live`: the MIDI sources' ports (`--midi`,
+/// `--midi-in`), the control map, soft takeover and learn mode, all on the
+/// control thread.
 ///
 /// `busker live` has no instruments and so no `MIDIScheduler`: the control
 /// thread is the one consumer of every port (`MIDIInputPort.receive()`). What
@@ -16,24 +14,8 @@ import Sequencing
 ///
 /// - Realtime: unsafe (allocates, opens devices). Control thread only.
 public final class LiveMIDIControl {
-    public static let valued: Set<String> = ["midi", "midi-in"]
-
-    public static let help = """
-    MIDI control (a footswitch or controller drives the live controls):
-      --midi auto|none|CLIENT:PORT
-                             ALSA sequencer: auto connects every hardware MIDI input and
-                             follows them as they come and go (default); CLIENT:PORT picks
-                             one, as aconnect names it (20:0, "Keystation:0"; repeatable:
-                             --midi 20:0 --midi 24:0 connects both); none skips it
-      --midi-in PATH         read raw MIDI bytes from a device (/dev/snd/midiC1D0), a FIFO or a file
-                             (with a /dev/snd device, --midi defaults to none: the two would share it)
-      default mapping, any channel: CC 64 (sustain footswitch) toggles the mic on each press;
-      CC 7 sets the volume, CC 91 strip 1's reverb send (a fader far from the current value
-      does nothing until it reaches it: soft takeover). Key l learns: press l, then a control's
-      key, then move a knob or pedal or hit a pad. A preset keeps the mapping.
-    """
-
-    public let sources: MIDISources
+    /// The sources read (`MIDISources` in a session: `--midi`, `--midi-in`, JACK's `midi_in`).
+    public let inputs: any MIDIControlInputs
     public private(set) var responder: MIDIControlResponder
     public private(set) var learn = MIDILearn()
     /// What MIDI did, by source (`takeActionLines()`, `lastAction`).
@@ -41,35 +23,23 @@ public final class LiveMIDIControl {
     /// The last thing MIDI did, for the screen ("CC 7 → volume 0.42").
     public var lastAction: String? { actionLog.latest }
 
-    /// - Parameters:
-    ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
-    ///   - midiIn: a raw MIDI device, FIFO or file, or nil.
-    ///   - jackMIDI: read the JACK client's `midi_in` too (`--driver jack`;
-    ///     `LiveRig` plugs `sources.jack` into the driver).
-    ///   - map: the bindings (the defaults, or a preset's).
-    /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
-    ///   `auto` is a notice (`notices`), not an error.
-    public convenience init(midi: String?, midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
-        try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, jackMIDI: jackMIDI, map: map)
-    }
-
-    /// - Parameter midi: every `--midi` value (see `MIDISources`).
-    public init(midi: [String], midiIn: String?, jackMIDI: Bool = false, map: MIDIControlMap = .defaults) throws {
-        sources = try MIDISources(midi: midi, midiIn: midiIn, jackMIDI: jackMIDI)
+    /// Reads `inputs` through `map` (the defaults, or a preset's).
+    public init(inputs: any MIDIControlInputs, map: MIDIControlMap = .defaults) {
+        self.inputs = inputs
         responder = MIDIControlResponder(map: map)
     }
 
     public var map: MIDIControlMap { responder.map }
     /// Things the user should know that are not errors ("no MIDI devices: …").
-    public var notices: [String] { sources.notices }
+    public var notices: [String] { inputs.notices }
 
     /// Replaces the map (a preset loaded); faders pick up again.
     public func setMap(_ map: MIDIControlMap) {
         responder = MIDIControlResponder(map: map)
     }
 
-    public func start() { sources.start() }
-    public func stop() { sources.stop() }
+    public func start() { inputs.start() }
+    public func stop() { inputs.stop() }
 
     // MARK: Learn mode
 
@@ -101,7 +71,7 @@ public final class LiveMIDIControl {
     /// - Parameter micOn: the mic's state before this poll, for the action line.
     public func poll(settings: inout LiveSettings, micOn: Bool) -> Changes {
         var changes = Changes()
-        for port in sources.ports {
+        for port in inputs.ports {
             while let event = port.receive() {
                 guard case let .message(message) = event.item else {
                     responder.sourceReleased()
