@@ -4,7 +4,7 @@ import Foundation
 /// OSC remote control of `busker live` (`--osc PORT`, `--osc-bind ADDR`):
 /// the socket and its receive thread (`OSCServer`), the validator and the
 /// counts (`OSCControlResponder`), and the lines a headless session prints.
-/// The session (`LiveSession.pollOSC`) takes the messages on the control
+/// The session's controller (`LiveController.pollOSC`) takes the messages on the control
 /// thread and applies them as it applies keys and MIDI: knobs and mutes
 /// through its settings (parameters, which ramp), the mic through its mic
 /// switch (the mixer's 20 ms ramp). The render thread never sees OSC.
