@@ -29,7 +29,7 @@ import PackageDescription
 /// - CommandLineInterface: the argument scanner, option declarations, help, man page and completion;
 ///   the options each part reads (`*+Arguments`), `CommandLineError` and the command's output lines.
 /// - Rig: the workflows the commands share: sessions, takes, the MIDI sources, song rendering.
-/// - TerminalUI: the terminal, every screen and the interactive control loops.
+/// - TerminalUI: the terminal, every screen and its keys; the screen sessions poll Control's LiveController.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
 let package = Package(
