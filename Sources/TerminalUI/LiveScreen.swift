@@ -1,4 +1,3 @@
-import CommandLineInterface
 import Foundation
 import Loudness
 

@@ -1,5 +1,3 @@
-import CommandLineInterface
-
 /// Plain text fitted to a screen's width without losing its meaning: long
 /// messages wrap between words (never inside one), and paths lose their
 /// beginning, not their end (the file's name is what a user looks for).
