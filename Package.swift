@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "ChainsTests", dependencies: ["Chains", "CommandLineInterface", "Rig", "Engine", "DSP", "FileIO", "CAllocationCounter",
                                                         "RenderTestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "Chains", "CommandLineInterface", "DSP", "MIDI"]),
-        .testTarget(name: "CommandLineInterfaceTests", dependencies: ["CommandLineInterface", "Chains", "Control", "DSP"]),
+        .testTarget(name: "CommandLineInterfaceTests", dependencies: ["CommandLineInterface", "Chains", "Control", "Instruments", "DSP"]),
         .testTarget(name: "RigTests", dependencies: ["Rig", "Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
                                                      "RenderTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Control", "CommandLineInterface", "Rig", "FeedbackGuard", "FileIO", "Session", "Engine", "MIDI"]),
