@@ -23,11 +23,18 @@ import PackageDescription
 /// - Session: the driver protocol, the device-event state machine and the runner.
 /// - ALSA (Sources/Drivers/ALSA): the PCM drivers (PCM/), device listing and watching (Devices/),
 ///   sequencer and raw MIDI input (Sequencer/, RawMIDI/).
-/// - OfflineDrivers (Sources/Drivers/Offline): the file drivers: a file in and out, a song to a file.
 /// - JACK (Sources/Drivers/JACK): Busker as a JACK client (jackd, or PipeWire's JACK API): the driver
 ///   and JACK MIDI in.
-/// - Rig: the chains, settings, options and workflows the commands share; OSC remote control.
-/// - TerminalUI: the terminal, every screen and the interactive control loops.
+/// - OfflineDrivers (Sources/Drivers/Offline): the file drivers: a file in and out, a song to a file.
+/// - Chains: graphs built from a description: the live chain and its strips, the instruments'
+///   chain, their settings; typed errors (`ChainError`), no command line.
+/// - Control: what moves parameters: the MIDI control map and learn, OSC (the wire format, the
+///   server, the responder), presets, the live controller; `TerminalText`, for the outside text they show.
+/// - CommandLineInterface: the argument scanner, option declarations, help, man page and completion;
+///   the options each part reads (`*+Arguments`), `CommandLineError` and the command's output lines.
+/// - Sessions: `AudioSession`, the one place a driver is opened and a runner built, from a
+///   description of its sources; takes, the MIDI sources, the record workflow.
+/// - TerminalUI: the terminal, every screen and its keys; the screen sessions poll Control's LiveController.
 /// - Benchmarks: the feedback simulator and the benchmarks `busker bench` runs.
 /// - busker: argument parsing and dispatch.
 let package = Package(
@@ -62,14 +69,21 @@ let package = Package(
         .target(name: "JACK", dependencies: ["Engine", "Sequencing", "MIDI", "Session", "CJACK", "CRealtimeSupport"],
                 path: "Sources/Drivers/JACK"),
         .target(name: "OfflineDrivers", dependencies: ["Engine", "Session", "AudioFiles"], path: "Sources/Drivers/Offline"),
-        .target(name: "Rig", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "AudioFiles", "Instruments",
-                                            "SpeechProcessing", "Recording", "Session", "ALSA", "JACK", "OfflineDrivers", "Loudness",
-                                            "CLiblo"]),
+        .target(name: "Chains", dependencies: ["Engine", "DSP", "FeedbackGuard", "Sequencing", "Instruments", "SpeechProcessing",
+                                               "Loudness"]),
+        .target(name: "Control", dependencies: ["Chains", "Engine", "DSP", "MIDI", "Sequencing", "CLiblo"]),
+        .target(name: "CommandLineInterface", dependencies: ["Chains", "Control", "Engine", "DSP", "Instruments", "AudioFiles",
+                                                             "Recording", "Session"]),
+        .target(name: "Sessions", dependencies: ["Chains", "Control", "CommandLineInterface", "Engine", "DSP", "FeedbackGuard", "MIDI",
+                                                 "Sequencing", "AudioFiles", "Instruments", "SpeechProcessing", "Recording", "Session",
+                                                 "ALSA", "JACK", "OfflineDrivers", "Loudness"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
-                                                   "Session", "Rig", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Rig"]),
-        .executableTarget(name: "busker", dependencies: ["AudioFiles", "OfflineDrivers", "Recording", "Session", "ALSA",
-                                                        "Rig", "TerminalUI", "Benchmarks", "Loudness"]),
+                                                   "Session", "Chains", "Control", "CommandLineInterface", "Sessions", "Loudness"]),
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Chains",
+                                                   "CommandLineInterface", "Sessions"]),
+        .executableTarget(name: "busker", dependencies: ["AudioFiles", "OfflineDrivers", "Recording", "Session", "ALSA", "Chains",
+                                                        "Control", "CommandLineInterface", "Sessions", "TerminalUI", "Benchmarks",
+                                                        "Loudness"]),
 
         // Test support: the allocation counter (hooks malloc), the host stall probe, and fixtures.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
@@ -83,7 +97,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "DSP", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "DSPTests", dependencies: ["Engine", "DSP", "CRealtimeSupport", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "FeedbackGuardTests", dependencies: ["FeedbackGuard", "Engine", "DSP", "AudioFiles", "Instruments", "MIDI",
-                                                               "Sequencing", "Rig", "Benchmarks", "CAllocationCounter",
+                                                               "Sequencing", "Chains", "Sessions", "Benchmarks", "CAllocationCounter",
                                                                "RenderTestSupport", "InstrumentTestSupport"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
@@ -93,24 +107,32 @@ let package = Package(
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",
                                                              "CFluidSynth"]),
-        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "AudioFiles", "Rig", "CSpeexDSP",
-                                                                  "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Rig", "Engine", "DSP", "AudioFiles", "CAllocationCounter",
-                                                          "RenderTestSupport"]),
+        .testTarget(name: "SpeechProcessingTests", dependencies: ["SpeechProcessing", "Engine", "DSP", "AudioFiles", "Chains",
+                                                                  "Sessions", "CSpeexDSP", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness", "Recording", "Chains", "CommandLineInterface", "Sessions",
+                                                          "Engine", "DSP", "AudioFiles", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Engine", "Sequencing", "AudioFiles", "OfflineDrivers", "MIDI",
                                                            "CSndFile", "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Engine", "AudioFiles", "OfflineDrivers", "CAllocationCounter",
                                                          "RenderTestSupport"]),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles", "OfflineDrivers",
-                                                      "Instruments", "Session", "Rig", "CAllocationCounter", "CHostStallProbe",
+                                                      "Instruments", "Session", "Chains", "Control", "CommandLineInterface", "Sessions",
+                                                      "CAllocationCounter", "CHostStallProbe", "RenderTestSupport"]),
+        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Chains",
+                                                      "Control", "CommandLineInterface", "Sessions", "CAllocationCounter",
                                                       "RenderTestSupport"]),
-        .testTarget(name: "JACKTests", dependencies: ["JACK", "CJACK", "Engine", "Session", "Sequencing", "MIDI", "Rig",
-                                                      "CAllocationCounter", "RenderTestSupport"]),
-        .testTarget(name: "RigTests", dependencies: ["Rig", "Engine", "DSP", "FeedbackGuard", "MIDI", "CLiblo", "CAllocationCounter",
-                                                     "RenderTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Rig", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Session",
-                                                        "Engine", "MIDI"]),
-        .testTarget(name: "BuskerCLITests", dependencies: ["AudioFiles", "Engine", "MIDI", "RenderTestSupport", "TerminalUI", "Rig"]),
+        .testTarget(name: "ChainsTests", dependencies: ["Chains", "CommandLineInterface", "Sessions", "Engine", "DSP", "AudioFiles",
+                                                        "OfflineDrivers", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "Chains", "CommandLineInterface", "DSP", "MIDI",
+                                                         "RenderTestSupport"]),
+        .testTarget(name: "CommandLineInterfaceTests", dependencies: ["CommandLineInterface", "Chains", "Control",
+                                                                      "Instruments", "DSP", "RenderTestSupport"]),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions", "Chains", "Control", "Engine", "DSP", "FeedbackGuard", "MIDI",
+                                                          "CLiblo", "CAllocationCounter", "RenderTestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Chains", "Control", "CommandLineInterface", "Sessions",
+                                                            "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Session", "Engine", "MIDI"]),
+        .testTarget(name: "BuskerCLITests", dependencies: ["AudioFiles", "Engine", "MIDI", "RenderTestSupport", "TerminalUI",
+                                                           "Chains", "Control", "CommandLineInterface", "Sessions"]),
         .testTarget(name: "ArchitectureTests"),
     ]
 )

@@ -1,8 +1,10 @@
 import AudioFiles
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import OfflineDrivers
-import Rig
+import Sessions
 
 /// `busker bench`: how fast the live chain runs, against sox on the same file.
 ///

@@ -1,6 +1,7 @@
+import Chains
 import Engine
 import Foundation
-import Rig
+import Sessions
 
 /// `busker bench --howl`: the howl guard in the feedback simulator.
 ///

@@ -1,8 +1,10 @@
+import CommandLineInterface
+import Control
 import Foundation
-import Rig
+import Sessions
 
 /// MIDI control in the live session (`LiveMIDIControl`): the control loop
-/// drains the MIDI ports, and learn mode takes over a few keys.
+/// has the controller drain the MIDI ports, and learn mode takes over a few keys.
 extension LiveSession {
     /// The key that starts (and, pressed again, cancels) learn mode.
     public static var learnKey: Key { .character("l") }
@@ -11,18 +13,14 @@ extension LiveSession {
     public static let noMIDISourceMessage =
         "learn: no MIDI source connected (plug one in, or start with --midi CLIENT:PORT or --midi-in PATH); learn mode is off"
 
-    /// Takes every waiting MIDI message and applies what it changed: the mic
-    /// through `setMic(on:)`, the rest through `apply(_:)` (parameters, which
-    /// ramp). Headless, each action is a line on standard output.
+    /// Has the controller take every waiting MIDI message and apply what it
+    /// changed (`LiveController.pollMIDI`). Headless, each action is a line
+    /// on standard output.
     /// - Thread: control
     public func pollMIDI(headless: Bool) {
-        guard let midi else { return }
-        var s = settings
-        let changes = midi.poll(settings: &s, micOn: micOn)
-        if changes.toggleMic { toggleMic() }
-        if changes.settingsChanged { apply(s) }
+        let lines = controller.pollMIDI(self)
         if headless {
-            for line in midi.takeActionLines() { printEscaped("busker live: MIDI: \(line)") }
+            for line in lines { printEscaped("busker live: MIDI: \(line)") }
         }
     }
 
@@ -34,7 +32,7 @@ extension LiveSession {
     /// - Thread: control
     public func handleLearnKey(_ key: Key) -> Bool? {
         if key == Self.learnKey {
-            guard let midi, midi.sources.hasSource else {
+            guard let midi, midi.inputs.hasSource else {
                 midi?.cancelLearning()
                 message = Self.noMIDISourceMessage
                 return true

@@ -1,8 +1,11 @@
+import Chains
+import CommandLineInterface
+import Control
 import DSP
 import Engine
 import Foundation
 import Loudness
-import Rig
+import Sessions
 import Session
 
 /// The control thread of `busker live` on a live driver: reads keys (or
@@ -28,14 +31,28 @@ public final class LiveSession {
     private let started = Date()
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
+    /// MIDI control, OSC and presets: polled by the control loop, applied to this session.
+    public let controller = LiveController()
     /// Where `w` saves presets; nil: no config folder to save in (`presetProblem` says why).
-    public var presets: PresetStore?
-    public var presetProblem: String?
+    public var presets: PresetStore? {
+        get { controller.presets }
+        set { controller.presets = newValue }
+    }
+    public var presetProblem: String? {
+        get { controller.presetProblem }
+        set { controller.presetProblem = newValue }
+    }
     /// The preset the session started with or last saved: `w` offers its
     /// name, and the line printed at the end names it while the settings match it.
-    public var presetName: String?
+    public var presetName: String? {
+        get { controller.presetName }
+        set { controller.presetName = newValue }
+    }
     /// The MIDI control mapping's `[midi]` lines, for a save; nil: the preset gets no `[midi]` section.
-    public var midiPresetEntries: (() -> [PresetEntry])?
+    public var midiPresetEntries: (() -> [PresetEntry])? {
+        get { controller.midiPresetEntries }
+        set { controller.midiPresetEntries = newValue }
+    }
     /// The name being typed after `w`, on the bottom line; nil when not asking.
     public private(set) var namePrompt: NamePrompt?
     /// What the session said to the last key ("saved gig", the quit question,
@@ -46,9 +63,15 @@ public final class LiveSession {
     /// The question q asks while the mic is on or a take runs.
     public static let quitQuestion = "q again to quit, any other key to stay"
     /// MIDI control (`--midi`, `--midi-in`), drained by the control loop; learn mode's keys. Set before `run`.
-    public var midi: LiveMIDIControl?
+    public var midi: LiveMIDIControl? {
+        get { controller.midi }
+        set { controller.midi = newValue }
+    }
     /// OSC remote control (`--osc`), drained by the control loop. Set before `run`.
-    public var osc: LiveOSCControl?
+    public var osc: LiveOSCControl? {
+        get { controller.osc }
+        set { controller.osc = newValue }
+    }
     /// The output's short-term loudness, measured here from the chain's loudness tap.
     private let loudness: ShortTermLoudness
     /// The DSP load (the engine's render time against the audio time), per second of audio.
@@ -300,6 +323,8 @@ public final class LiveSession {
         return status
     }
 }
+
+extension LiveSession: LiveControlTarget {}
 
 extension Comparable {
     public func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }

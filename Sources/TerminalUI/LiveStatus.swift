@@ -1,8 +1,9 @@
+import Chains
 import Engine
 import FeedbackGuard
 import Foundation
 import Loudness
-import Rig
+import Sessions
 import Session
 
 /// Everything the live screen and the headless status line show, gathered

@@ -1,8 +1,10 @@
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import Instruments
 import MIDI
-import Rig
+import Sessions
 import Sequencing
 import Session
 

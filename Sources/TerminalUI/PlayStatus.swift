@@ -1,6 +1,7 @@
+import Chains
 import Engine
 import MIDI
-import Rig
+import Sessions
 
 /// Everything the play screen shows, gathered once per refresh on the control thread.
 public struct PlayStatus {

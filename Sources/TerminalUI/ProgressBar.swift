@@ -1,5 +1,6 @@
+import CommandLineInterface
 import Foundation
-import Rig
+import Sessions
 
 /// A one-line progress bar with the elapsed time and an ETA, redrawn in place
 /// on standard error at most ten times a second.

@@ -1,4 +1,5 @@
-import Rig
+import Chains
+import Sessions
 
 /// One channel strip as the live screen shows it, gathered on the control thread.
 public struct StripStatus: Equatable {

@@ -1,5 +1,6 @@
+import CommandLineInterface
 import Foundation
-import Rig
+import Sessions
 import Session
 #if canImport(Glibc)
 import Glibc

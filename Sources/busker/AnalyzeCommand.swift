@@ -1,6 +1,7 @@
+import CommandLineInterface
 import Foundation
 import Loudness
-import Rig
+import Sessions
 
 /// `busker analyze FILE`: the EBU R 128 loudness of any sound file, as take summaries give it.
 enum AnalyzeCommand {

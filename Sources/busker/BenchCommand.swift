@@ -1,6 +1,7 @@
 import Benchmarks
+import CommandLineInterface
 import OfflineDrivers
-import Rig
+import Sessions
 
 /// `busker bench`: parses its options and runs the chain benchmark or, with
 /// `--howl`, the howl guard's (both in the Benchmarks target).

@@ -1,4 +1,5 @@
-import Rig
+import CommandLineInterface
+import Sessions
 
 /// One of busker's commands: its help (from which `--help`, the man page and
 /// the completion come) and what runs it. A new command is one entry in `all`.

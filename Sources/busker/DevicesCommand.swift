@@ -1,6 +1,7 @@
 import ALSA
+import CommandLineInterface
 import JACK
-import Rig
+import Sessions
 
 /// `busker devices`: the cards and PCM names ALSA knows, like `aplay -L`
 /// and `arecord -l` together, with the default marked; and the JACK

@@ -1,4 +1,5 @@
-import Rig
+import CommandLineInterface
+import Sessions
 import TerminalUI
 
 /// `busker help`: the top-level help, a command's help, and the man page and

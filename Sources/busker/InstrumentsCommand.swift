@@ -1,6 +1,8 @@
+import Chains
+import CommandLineInterface
 import Foundation
 import Instruments
-import Rig
+import Sessions
 
 /// `busker instruments [FONT]`: a SoundFont's presets, bank, program and
 /// name, one a line: what `--instrument`, `--program`, `--bank` and the play

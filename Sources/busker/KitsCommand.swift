@@ -1,6 +1,7 @@
+import CommandLineInterface
 import Foundation
 import Instruments
-import Rig
+import Sessions
 
 /// `busker kits`: the drum kits installed on the machine (Busker's own and
 /// Hydrogen's, user and system folders), each with its pads and their notes.

@@ -1,7 +1,10 @@
 import ALSA
+import Chains
+import CommandLineInterface
+import Control
 import Foundation
 import OfflineDrivers
-import Rig
+import Sessions
 import Session
 import TerminalUI
 
@@ -203,12 +206,13 @@ enum LiveCommand {
         if recording.enabled { _ = try recording.resolvePath() }
         // A --midi-in path that cannot be read is an error before any device opens. With JACK,
         // the client's midi_in joins the MIDI control's sources when the session opens it.
-        let midi = try LiveMIDIControl(midi: args.strings("midi"), midiIn: args.string("midi-in"), map: start.midiMap)
+        let midiSources = try MIDISources(midi: args.strings("midi"), midiIn: args.string("midi-in"))
+        let midi = LiveMIDIControl(inputs: midiSources, map: start.midiMap)
         // The port is bound before audio starts: one in use is an error, not a silent surface.
         let osc = try LiveOSCControl(arguments: args)
         if let osc { print("busker live: \(osc.startLine)") }
         var setup = SessionDescription(command: "live", driver: driver,
-                                       sources: SessionSources(strips: settings, midi: midi.sources,
+                                       sources: SessionSources(strips: settings, midi: midiSources,
                                                                limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds()),
                                        recording: recording, policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive),
                                        quitKey: "q")
@@ -217,7 +221,7 @@ enum LiveCommand {
         let session = try AudioSession(setup)
         try session.start()
         if args.has("verbose") {
-            for line in session.runner.driver.verboseLines + ["MIDI control: \(midi.sources.summary)"] { print("busker live: \(line)") }
+            for line in session.runner.driver.verboseLines + ["MIDI control: \(midiSources.summary)"] { print("busker live: \(line)") }
         }
         guard session.audioStarted, case let .live(chain) = session.chain else { return try session.finish() }
         let screen = LiveSession(chain: chain, runner: session.runner, useTUI: useTUI)

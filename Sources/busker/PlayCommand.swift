@@ -1,6 +1,8 @@
 import ALSA
+import Chains
+import CommandLineInterface
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 

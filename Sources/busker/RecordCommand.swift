@@ -1,8 +1,9 @@
 import ALSA
 import AudioFiles
+import CommandLineInterface
 import Foundation
 import Recording
-import Rig
+import Sessions
 
 /// `busker record [PATH]`: an input, as it is (no processing), to a file:
 /// an ALSA capture PCM or a JACK client's ports in real time, or an audio

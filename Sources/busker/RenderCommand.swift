@@ -1,6 +1,8 @@
+import Chains
+import CommandLineInterface
 import Foundation
 import OfflineDrivers
-import Rig
+import Sessions
 import Session
 import TerminalUI
 

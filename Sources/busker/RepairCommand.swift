@@ -1,6 +1,7 @@
+import CommandLineInterface
 import Foundation
 import Recording
-import Rig
+import Sessions
 
 /// `busker repair FILE.wav`: fixes the header of a WAV cut short (a crash, a
 /// power cut, a full disk) from the file's size.

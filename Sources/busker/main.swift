@@ -1,5 +1,7 @@
+import Chains
+import CommandLineInterface
 import Foundation
-import Rig
+import Sessions
 
 /// busker: live voice, instruments and recording from a terminal.
 /// Exit codes: 0 success, 1 runtime failure, 2 usage error.
@@ -28,6 +30,10 @@ do {
     try runCommand(Array(CommandLine.arguments.dropFirst()))
     exit(0)
 } catch let error as CommandLineError {
+    printError("busker: \(error.description)")
+    exit(error.exitCode)
+} catch let chainError as ChainError {
+    let error = CommandLineError(chainError)
     printError("busker: \(error.description)")
     exit(error.exitCode)
 } catch {

@@ -1,9 +1,10 @@
 import ALSA
 import CAllocationCounter
+import Chains
 import Engine
 import Foundation
 import RenderTestSupport
-import Rig
+import Sessions
 import XCTest
 
 /// The driver in real time on Tools/virtual-soundcard: JACK's dummy driver

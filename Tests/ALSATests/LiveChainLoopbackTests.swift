@@ -1,9 +1,11 @@
 import ALSA
 import AudioFiles
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import OfflineDrivers
-import Rig
+import Sessions
 import XCTest
 
 /// The live chain through real ALSA PCMs (the `file` plugin's capture

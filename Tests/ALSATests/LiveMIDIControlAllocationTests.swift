@@ -1,8 +1,11 @@
 import ALSA
 import CAllocationCounter
+import Chains
+import CommandLineInterface
+import Control
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Sequencing
 import Synchronization
 import XCTest

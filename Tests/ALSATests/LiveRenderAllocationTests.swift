@@ -1,8 +1,10 @@
 import ALSA
 import CAllocationCounter
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Sequencing
 import Synchronization
 import XCTest

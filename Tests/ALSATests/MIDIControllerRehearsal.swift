@@ -1,6 +1,8 @@
+import Chains
+import Control
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Synchronization
 import XCTest
 
@@ -73,7 +75,7 @@ final class MIDIControllerRehearsal {
     deinit { stop() }
 
     /// Messages the control's ports have delivered so far.
-    var delivered: Int { control.sources.ports.map(\.deliveredCount).reduce(0, +) }
+    var delivered: Int { control.inputs.ports.map(\.deliveredCount).reduce(0, +) }
 
     /// One round of the control thread: what MIDI changed goes to `chain`.
     /// - Thread: control

@@ -1,11 +1,12 @@
 import ALSA
 import CAllocationCounter
+import Chains
 import CHostStallProbe
 import Engine
 import Foundation
 import Instruments
 import RenderTestSupport
-import Rig
+import Sessions
 import Sequencing
 import XCTest
 

@@ -1,9 +1,11 @@
 import ALSA
 import CAllocationCounter
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import RenderTestSupport
-import Rig
+import Sessions
 import Session
 import Synchronization
 import XCTest

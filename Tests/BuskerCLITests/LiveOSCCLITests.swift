@@ -1,7 +1,10 @@
 import AudioFiles
+import Chains
+import CommandLineInterface
+import Control
 import Foundation
 import RenderTestSupport
-import Rig
+import Sessions
 import XCTest
 
 /// `busker live --osc PORT` end to end, on the virtual sound card with the

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
+import Control
 import Glibc
 #endif
 import Foundation
-import Rig
+import Sessions
 import XCTest
 
 /// Replies to one host stay within `busker live --osc`'s budget (a burst of

@@ -1,5 +1,6 @@
+import Control
 import Foundation
-import Rig
+import Sessions
 
 /// A UDP socket on the loopback address for talking OSC to `busker live`
 /// in tests: it sends datagrams and reads what comes back to it.

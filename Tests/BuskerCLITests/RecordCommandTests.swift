@@ -1,4 +1,5 @@
 import AudioFiles
+import CommandLineInterface
 import Foundation
 import MIDI
 import RenderTestSupport

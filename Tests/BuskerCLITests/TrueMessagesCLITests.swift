@@ -156,6 +156,25 @@ final class TrueMessagesCLITests: XCTestCase {
                                           "--program", "5"]), status: 2, mentioning: "disagree")
     }
 
+    /// What the instruments' chain refuses reaches the user in the command
+    /// line's words: the option that asked, and exit status 2 for a request
+    /// that cannot be, 1 for a file that cannot be read.
+    func testAnInstrumentOrKitTheChainRefusesIsReportedByTheOptionThatAskedForIt() throws {
+        let song = try writeSong("song.mid")
+        let bank = try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "bandoneon", "--bank", "5"])
+        assertOneLineError(bank, status: 2, mentioning: "--instrument bandoneon is bank 0 and --bank says 5: give one of them")
+        let unknown = try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--instrument", "kazoo"])
+        assertOneLineError(unknown, status: 2, mentioning: "unknown instrument 'kazoo'")
+        XCTAssertTrue(unknown.stderr.hasSuffix("; busker instruments lists the SoundFont's own names\n"), unknown.stderr)
+        let kit = try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", smallFont, "--kit", "no-such-kit"])
+        assertOneLineError(kit, status: 2, mentioning: "no drum kit 'no-such-kit'")
+        let font = path("broken.sf2")
+        try Data("junk\n".utf8).write(to: URL(fileURLWithPath: font))
+        assertOneLineError(try runBusker(["render", song, "-o", path("x.wav"), "--soundfont", font]), status: 1,
+                           mentioning: "is not a SoundFont (SF2/SF3)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")))
+    }
+
     /// The capture device runs at 48 kHz (the virtual card's JACK server);
     /// 44.1 kHz asked for: the error names the capture device and its rate,
     /// and no playback device, since none was asked for.

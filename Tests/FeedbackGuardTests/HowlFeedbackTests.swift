@@ -1,8 +1,9 @@
 import Benchmarks
+import Chains
 import DSP
 import Engine
 import FeedbackGuard
-import Rig
+import Sessions
 import RenderTestSupport
 import XCTest
 

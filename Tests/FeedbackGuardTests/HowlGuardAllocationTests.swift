@@ -1,10 +1,11 @@
 #if canImport(Glibc)
+import Chains
 import Glibc
 #endif
 import CAllocationCounter
 import Engine
 import RenderTestSupport
-import Rig
+import Sessions
 import Synchronization
 import XCTest
 

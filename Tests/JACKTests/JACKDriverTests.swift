@@ -1,10 +1,12 @@
 import CAllocationCounter
+import Chains
 import CJACK
+import CommandLineInterface
 import Engine
 import Foundation
 import JACK
 import RenderTestSupport
-import Rig
+import Sessions
 import Session
 import Synchronization
 import XCTest

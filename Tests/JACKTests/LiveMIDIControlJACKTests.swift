@@ -1,8 +1,10 @@
 import CJACK
+import Chains
+import Control
 import Engine
 import Foundation
 import JACK
-import Rig
+import Sessions
 import XCTest
 
 /// The live mic's MIDI control on JACK: `busker live --driver jack`'s
@@ -21,15 +23,16 @@ final class LiveMIDIControlJACKTests: XCTestCase {
     }
 
     func testAFootswitchOnMidiInTogglesTheMicAndADisconnectReleasesIt() throws {
-        let control = try LiveMIDIControl(midi: "none", midiIn: nil)
+        let sources = try MIDISources(midi: "none", midiIn: nil)
+        let control = LiveMIDIControl(inputs: sources)
         var options = JACKDriver.Options(clientName: "busker-live", inputChannels: 1, connections: .none)
         options.midiInput = true
         let driver = try JACKDriver(options: options)
         XCTAssertTrue(driver.portNames.contains("midi_in"))
         let input = try XCTUnwrap(driver.midiIn)
         // As the session attaches it: the driver's own input joins the MIDI control's sources.
-        control.sources.attach(input)
-        XCTAssertTrue(control.sources.ports.contains { $0 === input.port })
+        sources.attach(input)
+        XCTAssertTrue(sources.ports.contains { $0 === input.port })
         let engine = RenderEngine()
         // The process thread stops (the client closes) before the engine's plans go.
         defer {

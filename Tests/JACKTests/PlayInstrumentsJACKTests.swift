@@ -1,10 +1,12 @@
 import CAllocationCounter
+import Chains
 import CJACK
+import CommandLineInterface
 import Engine
 import Foundation
 import JACK
 import MIDI
-import Rig
+import Sessions
 import Sequencing
 import XCTest
 

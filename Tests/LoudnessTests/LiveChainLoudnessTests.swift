@@ -1,7 +1,9 @@
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
 import Loudness
-import Rig
+import Sessions
 import XCTest
 
 /// The live chain's loudness tap hands over exactly what the chain plays:

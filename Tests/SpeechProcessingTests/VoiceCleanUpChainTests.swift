@@ -1,11 +1,12 @@
 #if canImport(Glibc)
+import Chains
 import Glibc
 #endif
 import CAllocationCounter
 import DSP
 import Engine
 import RenderTestSupport
-import Rig
+import Sessions
 import SpeechProcessing
 import Synchronization
 import XCTest

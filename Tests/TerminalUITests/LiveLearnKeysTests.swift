@@ -1,4 +1,5 @@
-import Rig
+import Control
+import Sessions
 import TerminalUI
 import XCTest
 

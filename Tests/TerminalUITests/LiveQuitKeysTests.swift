@@ -1,5 +1,6 @@
+import Control
 import Foundation
-import Rig
+import Sessions
 import TerminalUI
 import XCTest
 

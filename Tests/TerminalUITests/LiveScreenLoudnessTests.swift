@@ -1,6 +1,8 @@
+import Chains
+import CommandLineInterface
 import FeedbackGuard
 import Foundation
-import Rig
+import Sessions
 import TerminalUI
 import XCTest
 

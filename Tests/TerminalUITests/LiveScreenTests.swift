@@ -1,7 +1,9 @@
+import Chains
+import CommandLineInterface
 import Engine
 import FeedbackGuard
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 import XCTest

@@ -1,7 +1,9 @@
 import AudioFiles
+import CommandLineInterface
+import Control
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 import XCTest

@@ -1,7 +1,8 @@
 import AudioFiles
+import Control
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 import XCTest

@@ -1,7 +1,9 @@
 import AudioFiles
+import Chains
+import CommandLineInterface
 import Engine
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 import XCTest

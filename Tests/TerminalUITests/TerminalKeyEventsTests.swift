@@ -1,5 +1,5 @@
 import Foundation
-import Rig
+import Sessions
 import Session
 import TerminalUI
 import XCTest

@@ -1,0 +1,335 @@
+import AudioFiles
+import Chains
+import CommandLineInterface
+import Engine
+import Foundation
+import OfflineDrivers
+import Recording
+import Sequencing
+import Session
+
+/// One session of Busker's audio, on devices or on files: the only place
+/// that opens a driver and builds a runner. From a `SessionDescription` it
+/// checks every file the user named, opens the driver the options choose,
+/// builds the chain from the sources for what the driver granted, attaches
+/// the MIDI sources (with the driver's own MIDI input), puts the recording
+/// tap at the chain's end and makes the session runner that carries out the
+/// device-event state machine.
+///
+/// On devices, `start()` starts audio, the song and the first take; a
+/// control loop (a screen, or the `--no-tui` loop) then runs the session;
+/// `finish()` closes it and says or throws the last line. On files,
+/// `runFile` or `renderSong` runs the offline driver to its end, as fast
+/// as the machine allows.
+///
+/// `busker live`, `play`, `record` and `render` differ only in the
+/// description they hand it. Everything it has to say goes to its `SessionOutput`.
+public final class AudioSession {
+    public let setup: SessionDescription
+    public let output: SessionOutput
+    public let engine = RenderEngine()
+    public let chain: SessionChain
+    public let runner: SessionRunner
+    /// At the chain's end, when anything records: a take holds exactly what the speaker gets.
+    public let tap: RecordingTap?
+    /// Ctrl-R's and `--record`'s takes (nil when the command records itself).
+    public let takes: TakeControl?
+    public let midi: MIDISources?
+    /// The song, placed at the granted rate.
+    public let player: MIDIFilePlayer?
+    /// The first take's path (`--record`), checked before the driver opened.
+    private let firstTake: String?
+    /// Whether audio started: a session that never started has no mic to turn off.
+    public private(set) var audioStarted = false
+    /// The driver as opened: on files, the one `renderFile`/`renderSong` runs.
+    private let opened: OpenedDriver
+
+    /// Checks the files, opens the driver, builds and installs the chain.
+    /// Nothing sounds until `start()`.
+    /// - Throws: `CommandLineError`: a file refused (before any device opens
+    ///   and before the driver line), the driver refused, the chain could not be built.
+    /// - Thread: control
+    /// - Realtime: unsafe (opens devices, loads instruments)
+    public init(_ given: SessionDescription, output: SessionOutput = .standard) throws {
+        let checked = try Self.checkFiles(given, output: output)
+        setup = checked.setup
+        self.output = output
+        firstTake = checked.firstTake
+        midi = setup.sources.midi
+        // On files the command decides what a signal does (a benchmark's Ctrl-C just ends it).
+        if !setup.driver.isOffline { StopSignals.install(jobControl: setup.takesJobControl) }
+        if let line = setup.driverLine { output.line("busker \(setup.command): \(line)") }
+        opened = try setup.driver.open(captureChannels: setup.sources.captureChannels,
+                                       midiInput: setup.sources.midi != nil,
+                                       captureOnly: setup.sources.isCaptureOnly)
+        let driver = opened.driver
+        if let input = driver.midiInput { midi?.attach(input) }
+        do {
+            (chain, player) = try Self.buildChain(setup, song: checked.song, format: driver.format, output: output)
+            (tap, takes) = try Self.installTaps(setup, chain: chain, firstTake: firstTake, format: driver.format)
+            if let scheduler = chain.scheduler { engine.attach(scheduler) }
+            // An offline driver's plan is installed when it runs.
+            if !setup.driver.isOffline { engine.install(try chain.compile(spec: driver.processSpec)) }
+        } catch {
+            driver.close()
+            throw error
+        }
+        // Known once compiled (the limiter's look-ahead); a sound server's client publishes it on its ports.
+        driver.ownLatencyFrames = chain.latencyFrames
+        runner = SessionRunner(command: setup.command, driver: driver, engine: engine, policy: setup.policy)
+        runner.rebuildGraph = Self.rebuild(chain: chain, engine: engine, takes: takes, launchRate: driver.format.sampleRate)
+    }
+
+    /// Starts the MIDI sources, the audio, the first take and the song, and
+    /// says what runs. When the devices refuse, the runner holds why
+    /// (`audioStarted` stays false) and `finish()` says it.
+    /// - Throws: `CommandLineError.runtime`: the first take could not start (the audio is closed again).
+    public func start() throws {
+        midi?.start()
+        runner.send(.userStart)
+        guard !runner.isOver else { return }
+        audioStarted = true
+        if firstTake != nil, let takes {
+            do {
+                try takes.start()
+            } catch {
+                midi?.stop()
+                runner.close()
+                throw CommandLineError.runtime(error.description)
+            }
+        }
+        player?.play()
+        for line in startLines { output.line("busker \(setup.command): \(line)") }
+        // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
+        // A close left running on its thread holds its render thread in the dead library, if
+        // anywhere: the tap is disarmed and not waited for, or the exit would miss its 2 s.
+        if let takes { runner.finalizeRecording = { takes.stop(audioHasStopped: true) } }
+    }
+
+    /// Stops the MIDI sources, closes the devices and the take, says every
+    /// take's summary and the last line (exit 0), or throws it (exit 1: the
+    /// device stopped us, or a take stopped early).
+    public func finish() throws {
+        midi?.stop()
+        runner.close()
+        let ending = { try self.runner.report(quitKey: self.setup.quitKey, consequence: self.audioStarted ? self.setup.lossConsequence : "",
+                                              output: self.output) }
+        guard audioStarted else { return try ending() }
+        takes?.stop(audioHasStopped: true)
+        if case let .instruments(rig) = chain { rig.collectRetired() }
+        guard let takes else { return try ending() }
+        try takes.report(command: setup.command, output: output, ending: ending)
+    }
+
+    // MARK: Files
+
+    /// The song's length at its tempo, in seconds (nil without a song).
+    public var songSeconds: Double? {
+        guard let player, let instruments = setup.sources.instruments else { return nil }
+        return Double(player.lengthFrames) / Double(runner.driver.format.sampleRate) / Double(instruments.tempo)
+    }
+
+    /// Runs the input file through the chain into the output file, its
+    /// output aligned with its input. The output is written beside the named
+    /// file and renamed into place only when complete: a failure or an
+    /// interruption leaves a file that was there as it was
+    /// (`outputKeptNote` says which).
+    /// - Parameter isInterrupted: asked every few milliseconds while the run
+    ///   goes; true abandons it (nothing is written).
+    /// - Throws: the file driver's: `AudioFileError`, `FileRenderDriver.Interrupted`;
+    ///   `GraphError`; `CommandLineError.runtime` for a session not on `.file`.
+    /// - Thread: control
+    /// - Realtime: unsafe (file I/O, starts threads)
+    public func runFile(isInterrupted: () -> Bool = { false }) throws -> FileRenderDriver.Report {
+        guard case let .file(driver) = opened else { throw CommandLineError.runtime("\(setup.command): not a file session") }
+        let plan = try chain.compile(spec: driver.processSpec)
+        return try driver.run(isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
+    }
+
+    /// On files: what became of the output file when the run did not
+    /// complete ("OUT.wav was left as it was", "OUT.wav was not written").
+    public var outputKeptNote: String {
+        switch opened {
+        case let .file(driver): driver.outputKeptNote
+        case let .song(driver): driver.outputKeptNote
+        case .device: ""
+        }
+    }
+
+    /// Renders the song through the instruments and its tail into the output
+    /// file, written beside it and renamed into place only when complete.
+    /// - Parameters:
+    ///   - interruption: asked while the render runs; a signal stops it
+    ///     (nothing is written; a file at the output path is left as it was).
+    ///   - progress: the seconds written so far, as they grow.
+    /// - Throws: `CommandLineError.runtime`: the file could not be written, or
+    ///   the render was interrupted; the line says what became of the output file.
+    /// - Thread: control
+    /// - Realtime: unsafe (file I/O, starts threads)
+    public func renderSong(interruption: () -> ProcessSignal? = { nil }, progress: (Double) -> Void = { _ in })
+        throws -> SongRenderDriver.Report {
+        guard case let .song(driver) = opened, let player, let instruments = setup.sources.instruments,
+              case let .instruments(rig) = chain else { throw CommandLineError.runtime("\(setup.command): not a song session") }
+        let rate = driver.options.engineRate
+        let plan = try chain.compile(spec: driver.processSpec)
+        player.play()
+        let songFrames = Int((Double(player.lengthFrames) / Double(instruments.tempo)).rounded(.up))
+        var signal: ProcessSignal?
+        defer { rig.collectRetired() }
+        do {
+            return try driver.run(plan: plan, engine: engine, latencyFrames: chain.latencyFrames, songFrames: songFrames,
+                                  isCancelled: { signal = interruption(); return signal != nil }) { written in
+                progress(Double(written) / Double(rate))
+            }
+        } catch let error as AudioFileError {
+            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
+        } catch is SongRenderDriver.Cancelled {
+            let percent = Int(min(1, Double(driver.framesWritten) / Double(max(1, songFrames))) * 100)
+            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal") at \(percent) %; "
+                                           + driver.outputKeptNote)
+        }
+    }
+
+    // MARK: Steps
+
+    /// What the session says once audio runs: what was granted, the
+    /// instruments, MIDI, real-time scheduling and the take.
+    private var startLines: [String] {
+        let driver = runner.driver
+        var lines: [String] = []
+        switch chain {
+        case let .instruments(rig):
+            lines.append("\(driver.summary); \(rig.summary)")
+        default:
+            // A sound server's client counts Busker's own latency already.
+            let extra = chain.latencyFrames > 0 && !driver.publishesOwnLatency ? " + chain latency \(chain.latencyFrames) frames" : ""
+            lines.append(driver.summary + extra)
+        }
+        lines += midi?.notices ?? []
+        if let input = driver.midiInput { lines.append(input.patchHint) }
+        if let notice = driver.realtimeNotice { lines.append(notice) }
+        if let path = takes?.recorder?.path { lines.append("recording to \(path)") }
+        return lines
+    }
+
+    /// Every file the user named, checked before any device opens: the
+    /// instruments' SoundFont and kit, the song, the take's path.
+    private static func checkFiles(_ given: SessionDescription, output: SessionOutput)
+        throws -> (setup: SessionDescription, song: SongFile?, firstTake: String?) {
+        var setup = given
+        var song: SongFile?
+        var protecting: [String] = []
+        if var instruments = setup.sources.instruments {
+            // The SoundFont, the kit and an instrument the font names are found before the song is read.
+            try instruments.options.resolveFiles()
+            setup.sources.instruments = instruments
+            song = try instruments.songPath.map { try SongFile(path: $0) }
+            // The server's rate is known once the client is open; any rate reads the file the same.
+            var checkRate = 48000
+            if case .alsa(let alsa) = setup.driver { checkRate = alsa.sampleRate }
+            _ = try song?.player(sampleRate: checkRate)
+            if let warning = song?.warning { output.warning("busker \(setup.command): warning: \(warning)") }
+            protecting = instruments.songPath.map { [$0] } ?? []
+        }
+        var firstTake: String?
+        if let recording = setup.recording, recording.enabled {
+            firstTake = try recording.resolvePath(companions: setup.sources.instruments == nil ? [] : [".mid"], protecting: protecting)
+        }
+        return (setup, song, firstTake)
+    }
+
+    /// The chain for the granted format: the live strips and bus, the
+    /// instruments (with the song placed at the granted rate), or the input as it is.
+    private static func buildChain(_ setup: SessionDescription, song: SongFile?, format: AudioFormat, output: SessionOutput)
+        throws -> (SessionChain, MIDIFilePlayer?) {
+        let sources = setup.sources
+        if let strips = sources.strips {
+            let chain = try LiveChain(inputChannelCount: max(1, format.inputChannels), settings: strips,
+                                      outputChannelCount: format.outputChannels == 1 ? 1 : 2,
+                                      limiterLookaheadMilliseconds: sources.limiterLookaheadMilliseconds ?? 0)
+            return (.live(chain), nil)
+        }
+        if let instruments = sources.instruments {
+            let player = try song?.player(sampleRate: format.sampleRate)
+            player?.isLooping = instruments.loop
+            player?.tempoScale = Double(instruments.tempo)
+            let rig = try InstrumentRig(options: instruments.options, ports: sources.midi?.ports ?? [], player: player,
+                                        sampleRate: Double(format.sampleRate), settings: instruments.settings,
+                                        limiterLookaheadMilliseconds: sources.limiterLookaheadMilliseconds ?? 0)
+            for warning in rig.warnings { output.warning("busker \(setup.command): warning: \(warning)") }
+            return (.instruments(rig), player)
+        }
+        let graph = AudioGraph(inputChannelCount: max(1, format.inputChannels))
+        graph.output = graph.input
+        return (.capture(graph), nil)
+    }
+
+    /// The recording tap at the chain's end (seeing the scheduler's events
+    /// when instruments play: audio and MIDI on one timeline) and, with
+    /// `--stems`, the dry mic and each strip on taps of their own.
+    private static func installTaps(_ setup: SessionDescription, chain: SessionChain, firstTake: String?, format: AudioFormat)
+        throws -> (RecordingTap?, TakeControl?) {
+        let rate = Double(format.sampleRate)
+        guard let recording = setup.recording else {
+            // The command records the input itself (`busker record`); anything else records nothing.
+            guard setup.sources.isCaptureOnly else { return (nil, nil) }
+            // Offline the tap waits for the writer rather than drop a frame.
+            let tap = RecordingTap(channelCount: setup.sources.recordedChannels ?? chain.outputChannels, sampleRate: rate,
+                                   waitsForWriter: setup.driver.isOffline)
+            try tap.install(atEndOf: chain.graph)
+            return (tap, nil)
+        }
+        let tap = TakeControl.makeTap(channels: chain.outputChannels, sampleRate: rate, midiEvents: chain.scheduler?.events)
+        try tap.install(atEndOf: chain.graph)
+        let takes: TakeControl
+        if case .instruments = chain {
+            takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate,
+                                recordsMIDI: true, midiLatencyFrames: chain.latencyFrames,
+                                protecting: setup.sources.instruments?.songPath.map { [$0] } ?? [])
+        } else {
+            takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate)
+        }
+        if recording.stems, case let .live(live) = chain {
+            takes.stems = try Self.installStems(live, sharing: tap, format: format)
+        }
+        return (tap, takes)
+    }
+
+    /// `--stems`: the dry mic on a side branch of the capture input, and each
+    /// strip as processed (before pan and mute) on a branch of its last node
+    /// (nodes off the output path still run).
+    private static func installStems(_ chain: LiveChain, sharing tap: RecordingTap, format: AudioFormat) throws -> [TakeControl.Stem] {
+        let rate = Double(format.sampleRate)
+        let dry = TakeControl.makeTap(channels: max(1, format.inputChannels), sampleRate: rate, sharing: tap)
+        try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
+        var stems: [TakeControl.Stem] = [(name: "mic", tap: dry)]
+        for (index, output) in chain.stripOutputs.enumerated() {
+            let strip = TakeControl.makeTap(channels: 1, sampleRate: rate, sharing: tap)
+            try chain.graph.connect(output, to: chain.graph.add(strip))
+            stems.append((name: "strip\(index + 1)", tap: strip))
+        }
+        return stems
+    }
+
+    /// The chain compiled again for a driver's new format (a sound server's
+    /// new buffer size, a device back at another rate). Instruments and a
+    /// song are built for the launch rate (SamplerNode refuses another):
+    /// rather than play at the wrong rate, the session stops. A take cannot
+    /// change rate midway: the one in progress ends there, later ones use the new rate.
+    private static func rebuild(chain: SessionChain, engine: RenderEngine, takes: TakeControl?, launchRate: Int)
+        -> (any AudioDriver) throws -> Void {
+        { driver in
+            let newRate = driver.format.sampleRate
+            if case .instruments = chain, newRate != launchRate {
+                throw CommandLineError.runtime("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(launchRate) Hz and cannot change rate midway: start it again")
+            }
+            engine.releaseAll()
+            engine.install(try chain.compile(spec: driver.processSpec))
+            driver.ownLatencyFrames = chain.latencyFrames
+            if let takes, takes.sampleRate != newRate {
+                takes.stop(audioHasStopped: true)
+                takes.sampleRate = newRate
+            }
+        }
+    }
+}

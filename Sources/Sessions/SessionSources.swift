@@ -1,0 +1,57 @@
+import Chains
+import Foundation
+
+/// What a session plays: the capture strips, the instruments and a song,
+/// and the MIDI that plays them. Empty, it records its input as it is.
+/// `busker live` hands it strips, `busker play` instruments, `busker record`
+/// nothing.
+public struct SessionSources {
+    /// The instruments as `busker play` builds them, with the song they play.
+    public struct Instruments {
+        public var options: InstrumentRig.Options
+        public var settings: VoiceSettings
+        /// A Standard MIDI File to play through them, or nil.
+        public var songPath: String?
+        public var loop = false
+        public var tempo: Float = 1
+
+        public init(options: InstrumentRig.Options, settings: VoiceSettings, songPath: String? = nil) {
+            self.options = options
+            self.settings = settings
+            self.songPath = songPath
+        }
+
+        /// The song's file name, for the screen.
+        public var songName: String? { songPath.map { ($0 as NSString).lastPathComponent } }
+    }
+
+    /// The mic: one strip per capture channel in use, into the live bus.
+    public var strips: LiveSettings?
+    public var instruments: Instruments?
+    /// MIDI besides the computer keyboard (`--midi`, `--midi-in`); the
+    /// driver's own MIDI input (JACK's `midi_in`) joins it when it opens.
+    public var midi: MIDISources?
+    /// The output limiter's look-ahead; nil: none (an instant attack, no added delay).
+    public var limiterLookaheadMilliseconds: Float?
+    /// With nothing but the input: the take's channels (nil: the input's).
+    public var recordedChannels: Int?
+
+    public init(strips: LiveSettings? = nil, instruments: Instruments? = nil, midi: MIDISources? = nil,
+                limiterLookaheadMilliseconds: Float? = nil) {
+        self.strips = strips
+        self.instruments = instruments
+        self.midi = midi
+        self.limiterLookaheadMilliseconds = limiterLookaheadMilliseconds
+    }
+
+    /// Nothing but the input, recorded as it is (`busker record`).
+    public var isCaptureOnly: Bool { strips == nil && instruments == nil }
+
+    /// The capture channels the sources read: up to the highest strip's
+    /// input; 1 to record the input as it is (more when the device gives
+    /// more); none for instruments alone.
+    public var captureChannels: Int {
+        if let strips { return strips.strips.flatMap(\.channels).max() ?? 1 }
+        return instruments == nil ? 1 : 0
+    }
+}
