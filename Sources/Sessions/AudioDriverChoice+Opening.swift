@@ -29,11 +29,11 @@ extension AudioDriverChoice {
     /// - Parameter captureOnly: nothing plays back but a monitor: a capture
     ///   device that will not run at the rate or period asked for is said to
     ///   be so alone, not to disagree with a playback device the user never named.
-    /// - Throws: `CommandLineError.runtime`: the driver's one line (an unknown
+    /// - Throws: `SessionError.failed`: the driver's one line (an unknown
     ///   PCM, a busy device, a refused format, no server, an unreadable input file).
     /// - Thread: control
     /// - Realtime: unsafe (opens devices or files)
-    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool) throws(CommandLineError) -> OpenedDriver {
+    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool) throws(SessionError) -> OpenedDriver {
         switch self {
         case var .alsa(options):
             // Up to two capture channels the device's own choice stands.
@@ -45,7 +45,7 @@ extension AudioDriverChoice {
             do {
                 return .device(try JACKDriver(options: options))
             } catch {
-                throw .runtime(error.description)
+                throw .failed(error.description)
             }
         case let .file(options, outputChannels):
             do {
@@ -53,7 +53,7 @@ extension AudioDriverChoice {
                 driver.outputChannelCount = outputChannels
                 return .file(driver)
             } catch {
-                throw .runtime(error.description)
+                throw .failed(error.description)
             }
         case let .song(options):
             return .song(SongRenderDriver(options: options))
@@ -68,17 +68,17 @@ extension AudioDriverChoice {
         }
     }
 
-    private static func openALSA(_ options: DuplexDriver.Options, captureOnly: Bool) throws(CommandLineError) -> DuplexDriver {
+    private static func openALSA(_ options: DuplexDriver.Options, captureOnly: Bool) throws(SessionError) -> DuplexDriver {
         do {
             return try DuplexDriver(options: options)
         } catch let .duplexMismatch(capture, _, what, captureValue, asked) where captureOnly && options.playbackPCM == "null" {
             if what == "sample rate" {
-                throw .runtime("capture device '\(capture)' runs at \(captureValue) Hz, not the \(asked) Hz asked for; record at -r \(captureValue)")
+                throw .failed("capture device '\(capture)' runs at \(captureValue) Hz, not the \(asked) Hz asked for; record at -r \(captureValue)")
             }
-            throw .runtime("capture device '\(capture)' gives a \(what) of \(captureValue), not the \(asked) asked for; "
+            throw .failed("capture device '\(capture)' gives a \(what) of \(captureValue), not the \(asked) asked for; "
                            + (what == "period size" ? "try --period \(captureValue)" : "try its plughw: or plug: name"))
         } catch {
-            throw .runtime(error.description)
+            throw .failed(error.description)
         }
     }
 }

@@ -46,7 +46,7 @@ public final class AudioSession {
 
     /// Checks the files, opens the driver, builds and installs the chain.
     /// Nothing sounds until `start()`.
-    /// - Throws: `CommandLineError`: a file refused (before any device opens
+    /// - Throws: `SessionError`: a file refused (before any device opens
     ///   and before the driver line), the driver refused, the chain could not be built.
     /// - Thread: control
     /// - Realtime: unsafe (opens devices, loads instruments)
@@ -83,7 +83,7 @@ public final class AudioSession {
     /// Starts the MIDI sources, the audio, the first take and the song, and
     /// says what runs. When the devices refuse, the runner holds why
     /// (`audioStarted` stays false) and `finish()` says it.
-    /// - Throws: `CommandLineError.runtime`: the first take could not start (the audio is closed again).
+    /// - Throws: `SessionError.failed`: the first take could not start (the audio is closed again).
     public func start() throws {
         midi?.start()
         runner.send(.userStart)
@@ -95,7 +95,7 @@ public final class AudioSession {
             } catch {
                 midi?.stop()
                 runner.close()
-                throw CommandLineError.runtime(error.description)
+                throw SessionError.failed(error.description)
             }
         }
         player?.play()
@@ -137,11 +137,11 @@ public final class AudioSession {
     /// - Parameter isInterrupted: asked every few milliseconds while the run
     ///   goes; true abandons it (nothing is written).
     /// - Throws: the file driver's: `AudioFileError`, `FileRenderDriver.Interrupted`;
-    ///   `GraphError`; `CommandLineError.runtime` for a session not on `.file`.
+    ///   `GraphError`; `SessionError.failed` for a session not on `.file`.
     /// - Thread: control
     /// - Realtime: unsafe (file I/O, starts threads)
     public func runFile(isInterrupted: () -> Bool = { false }) throws -> FileRenderDriver.Report {
-        guard case let .file(driver) = opened else { throw CommandLineError.runtime("\(setup.command): not a file session") }
+        guard case let .file(driver) = opened else { throw SessionError.failed("\(setup.command): not a file session") }
         let plan = try chain.compile(spec: driver.processSpec)
         return try driver.run(isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
     }
@@ -162,14 +162,14 @@ public final class AudioSession {
     ///   - interruption: asked while the render runs; a signal stops it
     ///     (nothing is written; a file at the output path is left as it was).
     ///   - progress: the seconds written so far, as they grow.
-    /// - Throws: `CommandLineError.runtime`: the file could not be written, or
+    /// - Throws: `SessionError.failed`: the file could not be written, or
     ///   the render was interrupted; the line says what became of the output file.
     /// - Thread: control
     /// - Realtime: unsafe (file I/O, starts threads)
     public func renderSong(interruption: () -> ProcessSignal? = { nil }, progress: (Double) -> Void = { _ in })
         throws -> SongRenderDriver.Report {
         guard case let .song(driver) = opened, let player, let instruments = setup.sources.instruments,
-              case let .instruments(rig) = chain else { throw CommandLineError.runtime("\(setup.command): not a song session") }
+              case let .instruments(rig) = chain else { throw SessionError.failed("\(setup.command): not a song session") }
         let rate = driver.options.engineRate
         let plan = try chain.compile(spec: driver.processSpec)
         player.play()
@@ -182,10 +182,10 @@ public final class AudioSession {
                 progress(Double(written) / Double(rate))
             }
         } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
+            throw SessionError.failed(error.leavesOutputUntouched ? error.description : "\(error); \(driver.outputKeptNote)")
         } catch is SongRenderDriver.Cancelled {
             let percent = Int(min(1, Double(driver.framesWritten) / Double(max(1, songFrames))) * 100)
-            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal") at \(percent) %; "
+            throw SessionError.failed("interrupted by \(signal.map(String.init(describing:)) ?? "a signal") at \(percent) %; "
                                            + driver.outputKeptNote)
         }
     }
@@ -321,7 +321,7 @@ public final class AudioSession {
         { driver in
             let newRate = driver.format.sampleRate
             if case .instruments = chain, newRate != launchRate {
-                throw CommandLineError.runtime("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(launchRate) Hz and cannot change rate midway: start it again")
+                throw SessionError.failed("the output came back at \(newRate) Hz; busker play's instruments and song are built for \(launchRate) Hz and cannot change rate midway: start it again")
             }
             engine.releaseAll()
             engine.install(try chain.compile(spec: driver.processSpec))

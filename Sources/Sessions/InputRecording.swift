@@ -11,7 +11,7 @@ import Session
 /// ALSA capture PCM in real time, or from an audio file offline. Each says
 /// its status and summary lines and throws the one-line error of a take
 /// that ended early (exit 1).
-public enum RecordRig {
+public enum InputRecording {
     /// Records from a capture PCM (or a JACK client's input ports) until
     /// SIGINT/SIGTERM/SIGHUP, `duration`, or the device stops.
     /// - Parameters:
@@ -37,7 +37,7 @@ public enum RecordRig {
         let session = try AudioSession(setup, output: output)
         let runner = session.runner, driver = runner.driver
         // Nothing but the input: the session put the take's tap at the end of its graph.
-        guard let tap = session.tap else { throw CommandLineError.runtime("record: the session has no tap") }
+        guard let tap = session.tap else { throw SessionError.failed("record: the session has no tap") }
         let granted = driver.format
         let captureChannels = session.chain.outputChannels
         runner.send(.userStart)
@@ -57,7 +57,7 @@ public enum RecordRig {
         } catch {
             runner.send(.userStop)
             runner.close()
-            throw CommandLineError.runtime(error.description)
+            throw SessionError.failed(error.description)
         }
         // A close left running on its thread holds its render thread in the dead library, if
         // anywhere: the tap is disarmed and not waited for, or the exit would miss its 2 s.
@@ -98,10 +98,10 @@ public enum RecordRig {
         }
         output.line("busker record: \(ending). \(report.summary)")
         if let error = report.error {
-            throw CommandLineError.runtime("recording stopped: \(error); \(report.keptDescription)")
+            throw SessionError.failed("recording stopped: \(error); \(report.keptDescription)")
         }
         if deviceEnded, let status = runner.state.exitStatus, status != 0 {
-            throw CommandLineError.runtime("\(runner.state.statusText); \(report.keptDescription)")
+            throw SessionError.failed("\(runner.state.statusText); \(report.keptDescription)")
         }
     }
 
@@ -114,12 +114,12 @@ public enum RecordRig {
     /// - Realtime: unsafe (file I/O, allocates, starts threads)
     public static func recordFile(_ inputPath: String, request: RecordingRequest, duration: Double?, channels: Int?, rate: Int?,
                                   output: SessionOutput = .standard) throws {
-        guard !inputPath.isEmpty else { throw CommandLineError.usage("file: needs a path, as in file:voice.wav") }
+        guard !inputPath.isEmpty else { throw SessionError.invalidRequest("file: needs a path, as in file:voice.wav") }
         let reader: SoundFileReader
         do {
             reader = try SoundFileReader(path: inputPath)
         } catch {
-            throw CommandLineError.runtime(error.description)
+            throw SessionError.failed(error.description)
         }
         let path = try request.resolvePath()
         if let warning = InputFileWarning.unclaimedAudio(path: inputPath) { output.warning("busker record: warning: \(warning)") }
@@ -150,7 +150,7 @@ public enum RecordRig {
             let setup = SessionDescription(command: "record", driver: .file(options, outputChannels: 2), sources: sources,
                                            recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
             let session = try AudioSession(setup, output: output)
-            guard let tap = session.tap else { throw CommandLineError.runtime("record: the session has no tap") }
+            guard let tap = session.tap else { throw SessionError.failed("record: the session has no tap") }
             taps.tap = tap
             var recorderOptions = Recorder.Options()
             recorderOptions.frameLimit = max(1, limit)
@@ -163,19 +163,19 @@ public enum RecordRig {
                 let report = recorder.stop(audioHasStopped: true)
                 output.line("busker record: \(inputPath) → \(report.summary)")
             }
-            if let error = error as? CommandLineError { throw error }
-            if let error = error as? RecordingError { throw CommandLineError.runtime(error.description) }
-            if let error = error as? AudioFileError { throw CommandLineError.runtime(error.description) }
-            throw CommandLineError.runtime("recording \(inputPath) failed: \(error)")
+            if let error = error as? SessionError { throw error }
+            if let error = error as? RecordingError { throw SessionError.failed(error.description) }
+            if let error = error as? AudioFileError { throw SessionError.failed(error.description) }
+            throw SessionError.failed("recording \(inputPath) failed: \(error)")
         }
         guard let recorder else { return }
         let report = recorder.stop(audioHasStopped: true)
         output.line("busker record: \(inputPath) → \(report.summary)")
         if cancelled, let signal = StopSignals.pending {
-            throw CommandLineError.runtime("stopped by \(signal); \(report.keptDescription)")
+            throw SessionError.failed("stopped by \(signal); \(report.keptDescription)")
         }
         if let error = report.error {
-            throw CommandLineError.runtime("recording stopped: \(error); \(report.keptDescription)")
+            throw SessionError.failed("recording stopped: \(error); \(report.keptDescription)")
         }
     }
 

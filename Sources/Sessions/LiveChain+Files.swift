@@ -15,8 +15,8 @@ extension LiveChain {
     ///   - outputChannelCount: 2, or 1 for a mono output file.
     ///   - interruption: asked every few milliseconds while the run goes; a
     ///     signal abandons it (nothing is written).
-    /// - Throws: `CommandLineError.runtime` with the one-line reason and what
-    ///   became of the output file; `CommandLineError.usage` for a strip
+    /// - Throws: `SessionError.failed` with the one-line reason and what
+    ///   became of the output file; `SessionError.invalidRequest` for a strip
     ///   reading a channel the file does not have.
     public static func renderFile(options: FileRenderDriver.Options, settings: LiveSettings, outputChannelCount: Int = 2,
                                   limiterLookaheadMilliseconds: Float = 1,
@@ -29,11 +29,11 @@ extension LiveChain {
         do {
             return try session.runFile(isInterrupted: { signal = interruption(); return signal != nil })
         } catch let error as AudioFileError {
-            throw CommandLineError.runtime(error.leavesOutputUntouched ? error.description : "\(error); \(session.outputKeptNote)")
+            throw SessionError.failed(error.leavesOutputUntouched ? error.description : "\(error); \(session.outputKeptNote)")
         } catch let error as GraphError {
-            throw CommandLineError.runtime(error.description)
+            throw SessionError.failed(error.description)
         } catch is FileRenderDriver.Interrupted {
-            throw CommandLineError.runtime("interrupted by \(signal.map(String.init(describing:)) ?? "a signal"); \(session.outputKeptNote)")
+            throw SessionError.failed("interrupted by \(signal.map(String.init(describing:)) ?? "a signal"); \(session.outputKeptNote)")
         }
     }
 }

@@ -11,7 +11,7 @@ extension LiveMIDIControl {
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file, or nil.
     ///   - map: the bindings (the defaults, or a preset's).
-    /// - Throws: `CommandLineError` naming the option. No ALSA sequencer with
+    /// - Throws: `SessionError` naming the option. No ALSA sequencer with
     ///   `auto` is a notice (`notices`), not an error.
     public convenience init(midi: String?, midiIn: String?, map: MIDIControlMap = .defaults) throws {
         try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn, map: map)

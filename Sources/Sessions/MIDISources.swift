@@ -38,7 +38,7 @@ public final class MIDISources {
     /// - Parameters:
     ///   - midi: `auto`, `none` or `CLIENT:PORT` (nil: auto, or none when `midiIn` is an ALSA device).
     ///   - midiIn: a raw MIDI device, FIFO or file to read, or nil.
-    /// - Throws: `CommandLineError` naming the option.
+    /// - Throws: `SessionError` naming the option.
     public convenience init(midi: String?, midiIn: String?) throws {
         try self.init(midi: midi.map { [$0] } ?? [], midiIn: midiIn)
     }
@@ -54,10 +54,10 @@ public final class MIDISources {
         let choices = midi.isEmpty ? [rawDevice ? "none" : "auto"] : midi
         let choice = choices.joined(separator: ", ")
         if choices.count > 1, choices.contains(where: { $0.lowercased() == "none" }) {
-            throw CommandLineError.usage("--midi none turns the sequencer off: give it alone, not with \(choices.filter { $0 != "none" }.joined(separator: ", "))")
+            throw SessionError.invalidRequest("--midi none turns the sequencer off: give it alone, not with \(choices.filter { $0 != "none" }.joined(separator: ", "))")
         }
         if choices.count > 1, choices.contains(where: { $0.lowercased() == "auto" }) {
-            throw CommandLineError.usage("--midi auto takes every hardware input: give it alone, not with \(choices.filter { $0.lowercased() != "auto" }.joined(separator: ", "))")
+            throw SessionError.invalidRequest("--midi auto takes every hardware input: give it alone, not with \(choices.filter { $0.lowercased() != "auto" }.joined(separator: ", "))")
         }
         if choices == ["none"] {
             sequencer = nil
@@ -66,7 +66,7 @@ public final class MIDISources {
             do {
                 selection = try SequencerSourceSelection(arguments: choices)
             } catch {
-                throw CommandLineError.usage("--midi: \(error)")
+                throw SessionError.invalidRequest("--midi: \(error)")
             }
             let pool = SequencerMIDIInput.makePortPool()
             do {
@@ -74,7 +74,7 @@ public final class MIDISources {
                 ports += pool
             } catch {
                 // Asked for by name: an error. Automatic: carry on with the other sources.
-                if selection.isExplicit { throw CommandLineError.runtime("--midi \(choice): \(error)") }
+                if selection.isExplicit { throw SessionError.failed("--midi \(choice): \(error)") }
                 sequencer = nil
                 notices.append("no MIDI devices: \(error)")
             }
@@ -84,7 +84,7 @@ public final class MIDISources {
             do {
                 raw = try RawMIDIInput(path: path, port: port)
             } catch {
-                throw CommandLineError.runtime("--midi-in: \(error)")
+                throw SessionError.failed("--midi-in: \(error)")
             }
             ports.append(port)
         } else {

@@ -26,14 +26,14 @@ extension SessionRunner {
         case .stopped(.songEnded):
             output.line("busker \(command): the song ended. xruns: \(xruns)")
         case let .stopped(.deviceLost(what)):
-            throw CommandLineError.runtime("stopped: device lost: \(what)\(consequence). xruns: \(xruns)")
+            throw SessionError.failed("stopped: device lost: \(what)\(consequence). xruns: \(xruns)")
         case let .stopped(.error(what)):
-            throw CommandLineError.runtime("stopped: device error: \(what)\(consequence). xruns: \(xruns)")
+            throw SessionError.failed("stopped: device error: \(what)\(consequence). xruns: \(xruns)")
         case .stopped(.interrupted):
             // Headless: nobody could press space. --auto-resume is the way to keep going by itself.
-            throw CommandLineError.runtime("\(state.statusText)\(consequence) (--auto-resume restarts by itself). xruns: \(xruns)")
+            throw SessionError.failed("\(state.statusText)\(consequence) (--auto-resume restarts by itself). xruns: \(xruns)")
         case let .failed(failure):
-            throw CommandLineError.runtime(failure.message)
+            throw SessionError.failed(failure.message)
         default:
             output.line("busker \(command): \(state.statusText). xruns: \(xruns)")
         }

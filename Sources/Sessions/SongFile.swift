@@ -14,13 +14,13 @@ public struct SongFile {
     public let song: StandardMIDIFile
 
     /// Reads `path`, recovering what a damaged file allows.
-    /// - Throws: `CommandLineError.runtime` naming the file: unreadable or not MIDI.
+    /// - Throws: `SessionError.failed` naming the file: unreadable or not MIDI.
     public init(path: String) throws {
         self.path = path
         do {
             song = try StandardMIDIFile(contentsOfFile: path)
         } catch {
-            throw CommandLineError.runtime(error.description)
+            throw SessionError.failed(error.description)
         }
     }
 
@@ -31,11 +31,11 @@ public struct SongFile {
     }
 
     /// The song's events placed at `sampleRate`.
-    /// - Throws: `CommandLineError.runtime` when the song claims to last longer than a day.
+    /// - Throws: `SessionError.failed` when the song claims to last longer than a day.
     public func player(sampleRate: Int) throws -> MIDIFilePlayer {
         let player = MIDIFilePlayer(file: song, sampleRate: sampleRate)
         guard player.lengthFrames <= Int64(Self.maximumSeconds) * Int64(sampleRate) else {
-            throw CommandLineError.runtime("\(path): the song claims to last more than 24 hours; its tempo or times are not believable")
+            throw SessionError.failed("\(path): the song claims to last more than 24 hours; its tempo or times are not believable")
         }
         return player
     }

@@ -188,7 +188,7 @@ extension TakeControl {
         for report in reports { output.line("busker \(command): \(report.summary)") }
         try ending()
         if let failure = failures.first {
-            throw CommandLineError.runtime("a take stopped early: \(failure); the audio went on")
+            throw SessionError.failed("a take stopped early: \(failure); the audio went on")
         }
     }
 }

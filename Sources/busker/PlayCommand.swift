@@ -9,7 +9,7 @@ import TerminalUI
 /// `busker play`: the sampler and the drum kit played live over MIDI (and
 /// from the computer keyboard), or a MIDI file, to an ALSA output or as a
 /// JACK client:
-/// `PlayRig` opens and starts it, `PlaySession` runs it.
+/// `AudioSession` opens and starts it, `PlaySession` runs it.
 enum PlayCommand {
     static let help = """
     usage: busker play [SONG.mid] [FONT.sf2] [options]

@@ -7,7 +7,7 @@ import Sessions
 
 /// `busker record [PATH]`: an input, as it is (no processing), to a file:
 /// an ALSA capture PCM or a JACK client's ports in real time, or an audio
-/// file offline (`RecordRig`).
+/// file offline (`InputRecording`).
 enum RecordCommand {
     static let help = """
     usage: busker record [PATH] [options]
@@ -70,7 +70,7 @@ enum RecordCommand {
         let input = args.string("input") ?? "default"
         if input.hasPrefix("file:") {
             guard args.string("output") == nil else { throw CommandLineError.usage("--output is for recording from a device") }
-            try RecordRig.recordFile(String(input.dropFirst(5)), request: request, duration: duration, channels: channels, rate: rate)
+            try InputRecording.recordFile(String(input.dropFirst(5)), request: request, duration: duration, channels: channels, rate: rate)
         } else {
             let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: channels ?? 2) {
                 // Without a monitor, playback goes to ALSA's null PCM: the capture device sets the pace.
@@ -84,7 +84,7 @@ enum RecordCommand {
             // The take's path is checked before the start-up line: a usage error prints only itself.
             _ = try request.resolvePath()
             print("busker record: \(why)")
-            try RecordRig.recordDevice(driver: driver, request: request, duration: duration, verbose: args.has("verbose"))
+            try InputRecording.recordDevice(driver: driver, request: request, duration: duration, verbose: args.has("verbose"))
         }
     }
 

@@ -32,6 +32,11 @@ do {
 } catch let error as CommandLineError {
     printError("busker: \(error.description)")
     exit(error.exitCode)
+} catch let error as SessionError {
+    // A request the session cannot carry out is the command line's mistake (exit 2); a failure is 1.
+    printError("busker: \(error.description)")
+    if case .invalidRequest = error { exit(2) }
+    exit(1)
 } catch let chainError as ChainError {
     let error = CommandLineError(chainError)
     printError("busker: \(error.description)")

@@ -68,7 +68,7 @@ final class LiveChainLoopbackTests: XCTestCase {
 
     /// Runs the live chain for `settings` on the file loopback: `input` is
     /// interleaved with `captureChannels`; returns what was played, interleaved,
-    /// and the playback channel count. The chain is built as `LiveRig` builds
+    /// and the playback channel count. The chain is built as `AudioSession` builds
     /// it: mono out for a one-channel playback device.
     private func runLive(settings: LiveSettings, input: [Float], captureChannels: Int, playbackChannels: Int,
                          in dir: URL) throws -> (played: [Float], channels: Int, roundTrip: Int) {

@@ -58,10 +58,10 @@ final class ArchitectureDiagramTests: XCTestCase {
         return result
     }
 
-    /// The fenced block after "The dependencies exactly:" in docs/architecture.md.
+    /// The fenced block after "The dependencies exactly" in docs/architecture.md.
     static func drawnDependencies() throws -> [String: Set<String>] {
         let text = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
-        guard let heading = text.range(of: "The dependencies exactly:"),
+        guard let heading = text.range(of: "The dependencies exactly"),
               let open = text.range(of: "```\n", range: heading.upperBound..<text.endIndex),
               let close = text.range(of: "```", range: open.upperBound..<text.endIndex) else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no dependency drawing in docs/architecture.md"])
