@@ -23,6 +23,19 @@ public final class LiveController {
 
     public init() {}
 
+    /// The controls a live session starts with: MIDI control (its mapping
+    /// is what a preset saves), OSC, and the preset folder and name.
+    public convenience init(midi: LiveMIDIControl?, osc: LiveOSCControl?, presets: PresetStore?, presetProblem: String?,
+                            presetName: String?) {
+        self.init()
+        self.midi = midi
+        self.osc = osc
+        self.presets = presets
+        self.presetProblem = presetProblem
+        self.presetName = presetName
+        if let midi { midiPresetEntries = { midi.map.presetEntries } }
+    }
+
     /// What MIDI and OSC did during a poll, one line an action, for a
     /// headless session to show (MIDI's lines may hold a device's text: escape
     /// them; OSC's are escaped already).

@@ -32,7 +32,7 @@ public final class LiveSession {
     /// Takes: `--record` and Ctrl-R. Set before `run`.
     public var takes: TakeControl?
     /// MIDI control, OSC and presets: polled by the control loop, applied to this session.
-    public let controller = LiveController()
+    public let controller: LiveController
     /// Where `w` saves presets; nil: no config folder to save in (`presetProblem` says why).
     public var presets: PresetStore? {
         get { controller.presets }
@@ -77,9 +77,19 @@ public final class LiveSession {
     /// The DSP load (the engine's render time against the audio time), per second of audio.
     public let load: RenderLoadMeter
 
-    public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool) {
+    /// The screen of `session` (a session of the live chain), with its takes
+    /// and `controller`'s MIDI control, OSC and presets; nil for a session of
+    /// another chain.
+    public convenience init?(session: AudioSession, controller: LiveController, useTUI: Bool) {
+        guard case let .live(chain) = session.chain else { return nil }
+        self.init(chain: chain, runner: session.runner, useTUI: useTUI, controller: controller)
+        takes = session.takes
+    }
+
+    public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool, controller: LiveController = LiveController()) {
         self.chain = chain
         self.runner = runner
+        self.controller = controller
         self.settings = chain.settings
         self.useTUI = useTUI
         loudness = ShortTermLoudness(tap: chain.loudnessTap)

@@ -41,6 +41,15 @@ public final class PlaySession {
     private var recentNotes: [Int: Date] = [:]
     private var recentPads: [Int: Date] = [:]
 
+    /// The screen of `session` (a session of instruments), with its song,
+    /// MIDI sources and takes; nil for a session of another chain.
+    public convenience init?(session: AudioSession, settings: VoiceSettings, useTUI: Bool) {
+        guard case let .instruments(rig) = session.chain, let sources = session.midi else { return nil }
+        self.init(rig: rig, sources: sources, runner: session.runner, player: session.player,
+                  songName: session.setup.sources.instruments?.songName, settings: settings, useTUI: useTUI)
+        takes = session.takes
+    }
+
     public init(rig: InstrumentRig, sources: MIDISources, runner: SessionRunner,
          player: MIDIFilePlayer?, songName: String?, settings: VoiceSettings, useTUI: Bool) {
         load = RenderLoadMeter(engine: runner.engine)

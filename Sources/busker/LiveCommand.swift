@@ -223,15 +223,11 @@ enum LiveCommand {
         if args.has("verbose") {
             for line in session.runner.driver.verboseLines + ["MIDI control: \(midiSources.summary)"] { print("busker live: \(line)") }
         }
-        guard session.audioStarted, case let .live(chain) = session.chain else { return try session.finish() }
-        let screen = LiveSession(chain: chain, runner: session.runner, useTUI: useTUI)
-        screen.takes = session.takes
-        screen.presets = start.presets
-        screen.presetProblem = start.presetProblem
-        screen.presetName = start.presetName
-        screen.midi = midi
-        screen.osc = osc
-        screen.midiPresetEntries = { midi.map.presetEntries }
+        let controller = LiveController(midi: midi, osc: osc, presets: start.presets, presetProblem: start.presetProblem,
+                                        presetName: start.presetName)
+        guard session.audioStarted, let screen = LiveSession(session: session, controller: controller, useTUI: useTUI) else {
+            return try session.finish()
+        }
         osc?.start()
         _ = screen.run()
         osc?.stop()

@@ -103,10 +103,7 @@ enum PlayCommand {
                 print("busker play: \(line)")
             }
         }
-        if session.audioStarted {
-            let screen = PlaySession(rig: rig, sources: midi, runner: session.runner, player: session.player,
-                                     songName: song.songName, settings: settings, useTUI: useTUI)
-            screen.takes = session.takes
+        if session.audioStarted, let screen = PlaySession(session: session, settings: settings, useTUI: useTUI) {
             _ = screen.run()
             if let load = screen.load.session() { print("busker play: \(load.summary)") }
         }
