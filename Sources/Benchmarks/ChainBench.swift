@@ -43,7 +43,8 @@ public enum ChainBench {
         public init() {}
     }
 
-    public static func run(_ options: Options) throws {
+    /// - Parameter say: where each line of the report goes (the command prints it).
+    public static func run(_ options: Options, say: (String) -> Void) throws {
         let seconds = options.seconds, period = options.period, runs = options.runs, filePeriod = options.filePeriod
         let rate = 48000
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("busker-bench-\(getpid())")
@@ -71,21 +72,21 @@ public enum ChainBench {
         }
         let settings = everyStageOn(inputChannelCount: channels, howlGuard: options.howlGuard, voiceProcessing: options.voiceProcessing)
         let frames = samples.count / channels
-        print("input: \(inputPath), \(formatSeconds(Double(frames) / Double(rate))) s, \(channels) channel(s), \(rate) Hz")
+        say("input: \(inputPath), \(formatSeconds(Double(frames) / Double(rate))) s, \(channels) channel(s), \(rate) Hz")
 
         // 1. The chain alone.
         let inMemory = try renderInMemory(samples: samples, channels: channels, rate: rate, period: period, settings: settings)
         let budget = Double(period) / Double(rate)
         let strips = settings.strips.map(\.sourceLabel).joined(separator: ", ")
         let stages = options.voiceProcessing ? "every stage on" : "every stage on but voice processing"
-        print("live chain, \(settings.strips.count) strip(s) (\(strips)), \(stages); in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
-        print(String(format: "  %.0f× real time; worst block %.1f µs = %.1f%% of its %.0f µs budget; 99.9th percentile %.1f%%",
+        say("live chain, \(settings.strips.count) strip(s) (\(strips)), \(stages); in memory (\(period)-frame blocks, \(inMemory.blockCount) blocks, thread \(inMemory.threadName)):")
+        say(String(format: "  %.0f× real time; worst block %.1f µs = %.1f%% of its %.0f µs budget; 99.9th percentile %.1f%%",
                      inMemory.realtimeFactor, inMemory.worst * 1e6, 100 * inMemory.worst / budget, budget * 1e6,
                      100 * inMemory.p999 / budget))
 
         var nodeCosts: NodeCosts?
         if options.perNode {
-            nodeCosts = printPerNodeCosts(channels: channels, rate: rate, period: period, settings: settings)
+            nodeCosts = reportPerNodeCosts(channels: channels, rate: rate, period: period, settings: settings, say: say)
         }
 
         // 2. End to end, against sox. The runs alternate (busker, sox, busker, sox, …) so that a
@@ -112,25 +113,25 @@ public enum ChainBench {
             }
         }
         let audioSeconds = Double(frames) / Double(rate)
-        print(String(format: "busker live file→file (%d-frame blocks): best of %d %.3f s = %.0f× real time",
+        say(String(format: "busker live file→file (%d-frame blocks): best of %d %.3f s = %.0f× real time",
                      filePeriod, runs, buskerBest, audioSeconds / buskerBest))
         if let report = bestReport {
             // Where the best run's time went: the chain's blocks, and everything else (building the
             // chain, opening, reading and writing the files, the threads); its output includes the
             // reverb's tail, rendered until it falls below −90 dBFS.
-            print(String(format: "  of which the chain's blocks %.3f s, the rest %.3f s; %.2f s of output for %.2f s of input",
+            say(String(format: "  of which the chain's blocks %.3f s, the rest %.3f s; %.2f s of output for %.2f s of input",
                          report.renderSeconds, buskerBest - report.renderSeconds, report.audioSeconds, audioSeconds))
         }
 
         guard options.compareWithSox else { return }
         guard sox != nil else {
-            print("sox: not installed (apt-get install sox), no comparison")
+            say("sox: not installed (apt-get install sox), no comparison")
             return
         }
-        print(String(format: "sox bass +6 treble +3 reverb 30: best of %d %.3f s = %.0f× real time", runs, soxBest, audioSeconds / soxBest))
-        print(String(format: "ratio: busker is %.1f× as fast as sox on the same file", soxBest / buskerBest))
+        say(String(format: "sox bass +6 treble +3 reverb 30: best of %d %.3f s = %.0f× real time", runs, soxBest, audioSeconds / soxBest))
+        say(String(format: "ratio: busker is %.1f× as fast as sox on the same file", soxBest / buskerBest))
         if let sox, let nodeCosts {
-            try printStageComparison(sox: sox, inputPath: inputPath, work: work, frames: frames, period: period,
+            try reportStageComparison(say: say, sox: sox, inputPath: inputPath, work: work, frames: frames, period: period,
                                      runs: runs, strips: settings.strips.count, costs: nodeCosts)
         }
     }
@@ -139,7 +140,7 @@ public enum ChainBench {
     /// copy's (reading and writing the file), per frame, against the nodes that do
     /// that work in the chain; then the chain's nodes summed against 3× sox's whole run.
     /// - Realtime: unsafe (runs processes). Control thread only.
-    static func printStageComparison(sox: String, inputPath: String, work: URL, frames: Int, period: Int,
+    static func reportStageComparison(say: (String) -> Void, sox: String, inputPath: String, work: URL, frames: Int, period: Int,
                                      runs: Int, strips: Int, costs: NodeCosts) throws {
         let out = work.appendingPathComponent("sox-stage.wav").path
         let effects: [[String]] = [[], ["bass", "+6", "treble", "+3"], ["reverb", "30"], ["bass", "+6", "treble", "+3", "reverb", "30"]]
@@ -155,21 +156,21 @@ public enum ChainBench {
         let perFrame = 1e9 / Double(frames), block = Double(period)
         let copy = best[0] * perFrame
         func soxStage(_ e: Int) -> Double { max(0, best[e] * perFrame - copy) }
-        print(String(format: "stage for stage, ns per stereo frame (sox: its CPU time less a plain copy's %.0f ns; best of %d runs each):",
+        say(String(format: "stage for stage, ns per stereo frame (sox: its CPU time less a plain copy's %.0f ns; best of %d runs each):",
                      copy, rounds))
         let tone = Double(strips) * costs.tone / block, soxTone = soxStage(1)
-        print(String(format: "  bass +6 treble +3: busker %.1f (its bass+treble node in %d strip(s)), sox %.1f: busker %.1f× as fast",
+        say(String(format: "  bass +6 treble +3: busker %.1f (its bass+treble node in %d strip(s)), sox %.1f: busker %.1f× as fast",
                      tone, strips, soxTone, soxTone / max(tone, 1e-9)))
         let reverb = costs.reverb / block, soxReverb = soxStage(2)
-        print(String(format: "  reverb 30: busker %.1f (its reverb node), sox %.1f: busker %.1f× as fast",
+        say(String(format: "  reverb 30: busker %.1f (its reverb node), sox %.1f: busker %.1f× as fast",
                      reverb, soxReverb, soxReverb / max(reverb, 1e-9)))
         let strip = costs.strip / block, bus = costs.bus / block
         let stripsCost = Double(strips) * strip, voiceCost = Double(strips) * costs.voiceProcessing / block
-        print(String(format: "  the whole chain: its nodes sum to %.0f (%d strip(s) %.0f, of which voice processing %.0f; the bus %.0f); 3× sox's whole run leaves %.0f",
+        say(String(format: "  the whole chain: its nodes sum to %.0f (%d strip(s) %.0f, of which voice processing %.0f; the bus %.0f); 3× sox's whole run leaves %.0f",
                      stripsCost + bus, strips, stripsCost, voiceCost, bus, best[3] * perFrame / 3))
     }
 
-    /// The per-node timings `printPerNodeCosts` sums, ns per block.
+    /// The per-node timings `reportPerNodeCosts` sums, ns per block.
     public struct NodeCosts {
         /// Strip 1's nodes together (every strip costs the same)…
         public var strip = 0.0
@@ -206,7 +207,7 @@ public enum ChainBench {
     /// Times each node of the live chain alone on noise (strip 1's, then the bus's), so a slow node shows.
     /// - Returns: the best times per block, summed by strip and bus; nil if the chain could not be built.
     @discardableResult
-    public static func printPerNodeCosts(channels: Int, rate: Int, period: Int, settings: LiveSettings) -> NodeCosts? {
+    public static func reportPerNodeCosts(channels: Int, rate: Int, period: Int, settings: LiveSettings, say: (String) -> Void) -> NodeCosts? {
         guard let chain = try? LiveChain(inputChannelCount: channels, settings: settings),
               (try? chain.compile(spec: ProcessSpec(sampleRate: Double(rate), maximumBlockSize: period))) != nil else { return nil }
         var costs = NodeCosts()
@@ -218,7 +219,7 @@ public enum ChainBench {
         let output = AudioBuffer(channelCount: 2, capacity: period)
         var seed: UInt32 = 1
         for c in 0..<2 { for i in 0..<period { seed = seed &* 1664525 &+ 1013904223; input[c][i] = Float(Int32(bitPattern: seed)) / 4e9 } }
-        print("per node, best of 5 × \(blocks) blocks of \(period) frames, stereo noise, thread CPU time:")
+        say("per node, best of 5 × \(blocks) blocks of \(period) frames, stereo noise, thread CPU time:")
         for node in nodes {
             let inCount = node.preparedFormat?.inputChannelCounts.first ?? 2
             let outCount = node.preparedFormat?.outputChannelCount ?? 2
@@ -246,7 +247,7 @@ public enum ChainBench {
                 if node === chain.reverb { costs.reverb = ns }
             }
             let name = node.name.padding(toLength: 14, withPad: " ", startingAt: 0)
-            print(String(format: "  %@ %7.0f ns/block  %6.0f× real time", name, ns, Double(period) / Double(rate) / (ns / 1e9)))
+            say(String(format: "  %@ %7.0f ns/block  %6.0f× real time", name, ns, Double(period) / Double(rate) / (ns / 1e9)))
         }
         return costs
     }

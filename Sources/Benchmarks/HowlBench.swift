@@ -18,8 +18,9 @@ import Sessions
 public enum HowlBench {
     public static let rate = 48_000.0
 
-    public static func run(seconds: Double) throws {
-        print("howl guard in the feedback simulator (voice chain at volume 1, 64-frame blocks, \(Int(seconds)) s runs,"
+    /// - Parameter say: where each line of the report goes (the command prints it).
+    public static func run(seconds: Double, say: (String) -> Void) throws {
+        say("howl guard in the feedback simulator (voice chain at volume 1, 64-frame blocks, \(Int(seconds)) s runs,"
               + " source: noise at −45 dBFS RMS; stable = last 2 s within 10 dB of the open loop):")
         var paths = [FeedbackPath.resonant(sampleRate: rate)]
         for seed in [7, 21, 1234] as [UInt64] {
@@ -32,7 +33,7 @@ public enum HowlBench {
             let bare = try maximumStableGain(path: path, guardOn: false, seconds: seconds, from: -10)
             let guarded = try maximumStableGain(path: path, guardOn: true, seconds: seconds, from: bare)
             let (delay, peak) = try detection(path: path, overDB: bare + 3)
-            print(String(format: "  %@: bare limit %+.0f dB, guarded %+.0f dB → ASG %.0f dB; step to %+.0f dB caught after %@, guarded peak %.1f dBFS (%.1f s)",
+            say(String(format: "  %@: bare limit %+.0f dB, guarded %+.0f dB → ASG %.0f dB; step to %+.0f dB caught after %@, guarded peak %.1f dBFS (%.1f s)",
                          path.name, bare, guarded, guarded - bare, bare + 3,
                          delay.map { "\(Int(($0 * 1000).rounded())) ms" } ?? "never", peak, Date().timeIntervalSince(started)))
         }

@@ -51,6 +51,9 @@ public final class SessionRunner {
     public var rebuildGraph: (any AudioDriver) throws -> Void = { _ in }
     /// Ends every sounding note (instruments; the live mic has none).
     public var allNotesOff: () -> Void = {}
+    /// Where a notice goes while no screen is up (`--no-tui`): the session's
+    /// output, as a line. Either way it is kept in `notices`.
+    public var noticeWithoutScreen: (String) -> Void = { _ in }
     /// Closes the take in progress (the commands' `TakeControl`) so the file
     /// holds everything up to the stop or the loss. Runs on every stop and loss,
     /// after the audio has stopped.
@@ -330,9 +333,6 @@ public final class SessionRunner {
     private func tell(_ text: String) {
         notices.append(text)
         if notices.count > 20 { notices.removeFirst(notices.count - 20) }
-        if terminal == nil {
-            print("busker \(command): \(text)")
-            fflush(nil)
-        }
+        if terminal == nil { noticeWithoutScreen(text) }
     }
 }

@@ -77,6 +77,10 @@ public final class AudioSession {
         // Known once compiled (the limiter's look-ahead); a sound server's client publishes it on its ports.
         driver.ownLatencyFrames = chain.latencyFrames
         runner = SessionRunner(command: setup.command, driver: driver, engine: engine, policy: setup.policy)
+        runner.noticeWithoutScreen = { [output, command = setup.command] text in
+            output.line("busker \(command): \(text)")
+            fflush(nil)
+        }
         runner.rebuildGraph = Self.rebuild(chain: chain, engine: engine, takes: takes, launchRate: driver.format.sampleRate)
     }
 

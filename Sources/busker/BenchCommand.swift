@@ -45,7 +45,7 @@ enum BenchCommand {
             if let first = ignored.first {
                 throw CommandLineError.usage("--\(first) does not go with --howl (it takes only --seconds)")
             }
-            try HowlBench.run(seconds: Double(try args.int("seconds", in: 4...600) ?? 12))
+            try HowlBench.run(seconds: Double(try args.int("seconds", in: 4...600) ?? 12)) { print($0) }
             return
         }
         var options = ChainBench.Options()
@@ -58,6 +58,6 @@ enum BenchCommand {
         options.perNode = args.has("nodes")
         options.howlGuard = !args.has("no-howl-guard")
         options.voiceProcessing = !args.has("no-voice-processing")
-        try ChainBench.run(options)
+        try ChainBench.run(options) { print($0) }
     }
 }
