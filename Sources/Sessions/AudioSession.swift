@@ -41,7 +41,7 @@ public final class AudioSession {
     private let firstTake: String?
     /// Whether audio started: a session that never started has no mic to turn off.
     public private(set) var audioStarted = false
-    /// The driver as opened: on files, the one `renderFile`/`renderSong` runs.
+    /// The driver as opened: on files, the one `runFile`/`renderSong` runs.
     private let opened: OpenedDriver
 
     /// Checks the files, opens the driver, builds and installs the chain.
