@@ -64,7 +64,7 @@ enum RenderCommand {
                                        sources: SessionSources(instruments: song, limiterLookaheadMilliseconds: 1),
                                        recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
         let session = try AudioSession(setup)
-        guard case let .instruments(rig) = session.chain else { return }
+        guard case let .instruments(rig) = session.chain else { throw SessionError.failed("render: the session built no instruments") }
         if args.has("verbose") {
             for line in VerboseReport.lines(for: rig)
                 + ["output: \(outputPath), \(driver.sampleFormat.alsaName) at \(driver.engineRate) Hz, blocks of \(driver.blockSize) frames"] {
