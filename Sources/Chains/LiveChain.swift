@@ -18,6 +18,10 @@ import SpeechProcessing
 ///     bus mixer (stereo) → howl guard → master (volume; down-mix for a mono device)
 ///                        → limiter (−1 dBFS) → output meter → loudness tap → output
 ///
+/// On a stage (`parts` not empty) the guarded mic bus meets the parts
+/// (keyboard, kit, song, backing track) on the `StageBus` before the master:
+/// the guard sees the mic and its reverb only, never an instrument.
+///
 /// - **Pan** is the mixer's constant-power law (left = cos θ, right = sin θ,
 ///   θ = (pan + 1)·π/4), with every strip's bus gain at +3.01 dB so that a
 ///   centred strip reaches both speakers at unity: a voice on capture channel 1
@@ -66,6 +70,8 @@ public final class LiveChain {
     public let outputMeter: MeterNode
     /// Hands the output to the control thread for short-term loudness (EBU R 128).
     public let loudnessTap: LoudnessTap
+    /// The stage's parts after the guard; nil without parts (the mic alone).
+    public let stage: StageBus?
     /// The settings last applied (strip channels as built).
     public private(set) var settings: LiveSettings
     /// The room the reverb was last set to; a preset change resets size, damping and width.
@@ -85,10 +91,11 @@ public final class LiveChain {
     ///   - voiceProcessing: whether the strips carry voice processing (it adds
     ///     10.7 ms at 48 kHz, so it is not carried switched off); nil: when a strip's
     ///     settings ask for it.
+    ///   - parts: the stage's other sources, each on a strip after the howl guard.
     /// - Throws: `ChainError.missingInputChannel` for a strip reading a channel
     ///   the input does not have; `ParameterError` for a value out of its range.
     public init(inputChannelCount: Int, settings: LiveSettings = LiveSettings(), outputChannelCount: Int = 2,
-                limiterLookaheadMilliseconds: Float = 1, voiceProcessing: Bool? = nil) throws {
+                limiterLookaheadMilliseconds: Float = 1, voiceProcessing: Bool? = nil, parts: [StagePart] = []) throws {
         try settings.validate()
         precondition(!settings.strips.isEmpty, "a live chain needs at least one strip")
         for (index, strip) in settings.strips.enumerated() {
@@ -111,6 +118,7 @@ public final class LiveChain {
         limiter = LimiterNode(name: "limiter", ceilingDB: -1, lookaheadMilliseconds: limiterLookaheadMilliseconds)
         outputMeter = MeterNode(name: "output meter")
         loudnessTap = LoudnessTap()
+        stage = parts.isEmpty ? nil : StageBus(parts: parts, room: settings.room)
 
         let busID = graph.add(busMixer)
         let sendID = graph.add(sendMixer)
@@ -129,7 +137,9 @@ public final class LiveChain {
         try graph.connect(reverbID, to: busID, bus: returnBus)
         let guardID = graph.add(howlGuard), masterID = graph.add(master)
         let limiterID = graph.add(limiter), meterID = graph.add(outputMeter), loudnessID = graph.add(loudnessTap)
-        graph.output = try graph.chain(busID, guardID, masterID, limiterID, meterID, loudnessID)
+        let micOutput = try graph.chain(busID, guardID)
+        let masterInput = try stage?.build(in: graph, micOutput: micOutput) ?? micOutput
+        graph.output = try graph.chain(masterInput, masterID, limiterID, meterID, loudnessID)
         apply(settings)
     }
 
@@ -155,6 +165,7 @@ public final class LiveChain {
         }
         busMixer.inputs[returnBus].gainDB.value = 0
         applyMutes()
+        stage?.apply(kept.parts, room: kept.room, roomChanged: room != kept.room)
         if room != kept.room {
             reverb.apply(kept.room)
             room = kept.room

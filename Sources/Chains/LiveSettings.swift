@@ -11,8 +11,11 @@ public struct LiveSettings: Sendable, Equatable {
     public var room: RoomPreset = .medium
     /// Master volume, linear 0–1. Starts quiet: ears first.
     public var volume: Float = 0.3
-    /// Feedback protection on the bus.
+    /// Feedback protection on the mic's bus (the stage's parts are never notched).
     public var howlGuard = true
+    /// The stage's parts' strips by part name ("keys", "drums", "song", "track");
+    /// a part not named has the defaults (`PartSettings()`).
+    public var parts: [String: PartSettings] = [:]
 
     /// Most strips a session has (the command line's `--inputs`, a preset's
     /// sections), and the highest capture channel a strip reads.
@@ -35,5 +38,6 @@ public struct LiveSettings: Sendable, Equatable {
                 throw .outOfRange(name: "strip \(index + 1) \(name)", value: value, range: range, unit: unit)
             }
         }
+        for (name, part) in parts.sorted(by: { $0.key < $1.key }) { try part.validate(part: name) }
     }
 }

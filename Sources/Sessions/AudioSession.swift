@@ -65,9 +65,10 @@ public final class AudioSession {
         let driver = opened.driver
         if let input = driver.midiInput { midi?.attach(input) }
         do {
-            (chain, player) = try Self.buildChain(setup, song: checked.song, format: driver.format, output: output)
+            (chain, player) = try Self.buildChain(setup, song: checked.song, performance: checked.performance,
+                                                  format: driver.format, output: output)
             (tap, takes) = try Self.installTaps(setup, chain: chain, firstTake: firstTake, format: driver.format)
-            if let scheduler = chain.scheduler { engine.attach(scheduler) }
+            if let observer = chain.cycleObserver { engine.attach(observer) }
             // An offline driver's plan is installed when it runs.
             if !setup.driver.isOffline { engine.install(try chain.compile(spec: driver.processSpec)) }
         } catch {
@@ -103,6 +104,7 @@ public final class AudioSession {
             }
         }
         player?.play()
+        if case let .stage(stage) = chain { stage.performance?.play() }
         for line in startLines { output.line("busker \(setup.command): \(line)") }
         // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
         // A close left running on its thread holds its render thread in the dead library, if
@@ -120,7 +122,7 @@ public final class AudioSession {
                                               output: self.output) }
         guard audioStarted else { return try ending() }
         takes?.stop(audioHasStopped: true)
-        if case let .instruments(rig) = chain { rig.collectRetired() }
+        chain.collectRetired()
         guard let takes else { return try ending() }
         try takes.report(command: setup.command, output: output, ending: ending)
     }
@@ -147,7 +149,11 @@ public final class AudioSession {
     public func runFile(isInterrupted: () -> Bool = { false }) throws -> FileRenderDriver.Report {
         guard case let .file(driver) = opened else { throw SessionError.failed("\(setup.command): not a file session") }
         let plan = try chain.compile(spec: driver.processSpec)
-        return try driver.run(isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
+        player?.play()
+        if case let .stage(stage) = chain { stage.performance?.play() }
+        defer { chain.collectRetired() }
+        // The session's engine: a stage's MIDI schedulers are attached to it.
+        return try driver.run(engine: engine, isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
     }
 
     /// On files: what became of the output file when the run did not
@@ -204,6 +210,13 @@ public final class AudioSession {
         switch chain {
         case let .instruments(rig):
             lines.append("\(driver.summary); \(rig.summary)")
+        case let .stage(stage):
+            let extra = chain.latencyFrames > 0 && !driver.publishesOwnLatency ? " + chain latency \(chain.latencyFrames) frames" : ""
+            lines.append(driver.summary + extra)
+            lines.append("keys: \(stage.keys.summary)")
+            if let song = stage.song, let name = setup.sources.instruments?.songName {
+                lines.append("song: \(name) on its own sampler (\(song.memorySummary))")
+            }
         default:
             // A sound server's client counts Busker's own latency already.
             let extra = chain.latencyFrames > 0 && !driver.publishesOwnLatency ? " + chain latency \(chain.latencyFrames) frames" : ""
@@ -219,9 +232,10 @@ public final class AudioSession {
     /// Every file the user named, checked before any device opens: the
     /// instruments' SoundFont and kit, the song, the take's path.
     private static func checkFiles(_ given: SessionDescription, output: SessionOutput)
-        throws -> (setup: SessionDescription, song: SongFile?, firstTake: String?) {
+        throws -> (setup: SessionDescription, song: SongFile?, performance: SongFile?, firstTake: String?) {
         var setup = given
         var song: SongFile?
+        var performance: SongFile?
         var protecting: [String] = []
         if var instruments = setup.sources.instruments {
             // The SoundFont, the kit and an instrument the font names are found before the song is read.
@@ -233,20 +247,29 @@ public final class AudioSession {
             if case .alsa(let alsa) = setup.driver { checkRate = alsa.sampleRate }
             _ = try song?.player(sampleRate: checkRate)
             if let warning = song?.warning { output.warning("busker \(setup.command): warning: \(warning)") }
+            performance = try instruments.performancePath.map { try SongFile(path: $0) }
+            _ = try performance?.player(sampleRate: checkRate)
+            if let warning = performance?.warning { output.warning("busker \(setup.command): warning: \(warning)") }
             protecting = instruments.songPath.map { [$0] } ?? []
         }
         var firstTake: String?
         if let recording = setup.recording, recording.enabled {
             firstTake = try recording.resolvePath(companions: setup.sources.instruments == nil ? [] : [".mid"], protecting: protecting)
         }
-        return (setup, song, firstTake)
+        return (setup, song, performance, firstTake)
     }
 
     /// The chain for the granted format: the live strips and bus, the
     /// instruments (with the song placed at the granted rate), or the input as it is.
-    private static func buildChain(_ setup: SessionDescription, song: SongFile?, format: AudioFormat, output: SessionOutput)
+    private static func buildChain(_ setup: SessionDescription, song: SongFile?, performance: SongFile?, format: AudioFormat,
+                                   output: SessionOutput)
         throws -> (SessionChain, MIDIFilePlayer?) {
         let sources = setup.sources
+        if let strips = sources.strips, let instruments = sources.instruments {
+            let stage = try buildStage(setup, strips: strips, instruments: instruments, song: song, performance: performance,
+                                       format: format, output: output)
+            return (.stage(stage), stage.song?.scheduler.filePlayer)
+        }
         if let strips = sources.strips {
             let chain = try LiveChain(inputChannelCount: max(1, format.inputChannels), settings: strips,
                                       outputChannelCount: format.outputChannels == 1 ? 1 : 2,
@@ -268,6 +291,35 @@ public final class AudioSession {
         return (.capture(graph), nil)
     }
 
+    /// The stage: the player's instruments on the MIDI sources, the song on
+    /// a sampler of its own (the SoundFont's percussion on its channel 10),
+    /// both on strips after the mic's howl guard.
+    private static func buildStage(_ setup: SessionDescription, strips: LiveSettings, instruments: SessionSources.Instruments,
+                                   song: SongFile?, performance: SongFile?, format: AudioFormat,
+                                   output: SessionOutput) throws -> StageChain {
+        let rate = Double(format.sampleRate)
+        let keys = try InstrumentParts(options: instruments.options, ports: setup.sources.midi?.ports ?? [],
+                                       player: try performance?.player(sampleRate: format.sampleRate), sampleRate: rate)
+        var songParts: InstrumentParts?
+        if let song {
+            let player = try song.player(sampleRate: format.sampleRate)
+            player.isLooping = instruments.loop
+            player.tempoScale = Double(instruments.tempo)
+            var options = instruments.options
+            (options.instrument, options.program, options.bank) = (nil, nil, nil)
+            options.drumSource = .soundFont
+            songParts = try InstrumentParts(options: options, ports: [], player: player, sampleRate: rate)
+        }
+        for warning in keys.warnings + (songParts?.warnings ?? []) {
+            output.warning("busker \(setup.command): warning: \(warning)")
+        }
+        let live = try LiveChain(inputChannelCount: max(1, format.inputChannels), settings: strips,
+                                 outputChannelCount: format.outputChannels == 1 ? 1 : 2,
+                                 limiterLookaheadMilliseconds: setup.sources.limiterLookaheadMilliseconds ?? 0,
+                                 parts: StageChain.parts(keys: keys, song: songParts))
+        return StageChain(live: live, keys: keys, song: songParts)
+    }
+
     /// The recording tap at the chain's end (seeing the scheduler's events
     /// when instruments play: audio and MIDI on one timeline) and, with
     /// `--stems`, the dry mic and each strip on taps of their own.
@@ -286,22 +338,22 @@ public final class AudioSession {
         let tap = TakeControl.makeTap(channels: chain.outputChannels, sampleRate: rate, midiEvents: chain.scheduler?.events)
         try tap.install(atEndOf: chain.graph)
         let takes: TakeControl
-        if case .instruments = chain {
+        if chain.scheduler != nil {
             takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate,
                                 recordsMIDI: true, midiLatencyFrames: chain.latencyFrames,
                                 protecting: setup.sources.instruments?.songPath.map { [$0] } ?? [])
         } else {
             takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate)
         }
-        if recording.stems, case let .live(live) = chain {
+        if recording.stems, let live = chain.live {
             takes.stems = try Self.installStems(live, sharing: tap, format: format)
         }
         return (tap, takes)
     }
 
-    /// `--stems`: the dry mic on a side branch of the capture input, and each
+    /// `--stems`: the dry mic on a side branch of the capture input, each
     /// strip as processed (before pan and mute) on a branch of its last node
-    /// (nodes off the output path still run).
+    /// (nodes off the output path still run), and a stage's parts before their faders.
     private static func installStems(_ chain: LiveChain, sharing tap: RecordingTap, format: AudioFormat) throws -> [TakeControl.Stem] {
         let rate = Double(format.sampleRate)
         let dry = TakeControl.makeTap(channels: max(1, format.inputChannels), sampleRate: rate, sharing: tap)
@@ -311,6 +363,12 @@ public final class AudioSession {
             let strip = TakeControl.makeTap(channels: 1, sampleRate: rate, sharing: tap)
             try chain.graph.connect(output, to: chain.graph.add(strip))
             stems.append((name: "strip\(index + 1)", tap: strip))
+        }
+        // A stage's parts as they reach their faders, stereo.
+        for (part, output) in zip(chain.stage?.parts ?? [], chain.stage?.partOutputs ?? []) {
+            let stem = TakeControl.makeTap(channels: 2, sampleRate: rate, sharing: tap)
+            try chain.graph.connect(output, to: chain.graph.add(stem))
+            stems.append((name: part.name, tap: stem))
         }
         return stems
     }

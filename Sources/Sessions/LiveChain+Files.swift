@@ -19,10 +19,11 @@ extension LiveChain {
     ///   became of the output file; `SessionError.invalidRequest` for a strip
     ///   reading a channel the file does not have.
     public static func renderFile(options: FileRenderDriver.Options, settings: LiveSettings, outputChannelCount: Int = 2,
-                                  limiterLookaheadMilliseconds: Float = 1,
+                                  limiterLookaheadMilliseconds: Float = 1, instruments: SessionSources.Instruments? = nil,
                                   interruption: () -> ProcessSignal? = { nil }) throws -> FileRenderDriver.Report {
         let setup = SessionDescription(command: "live", driver: .file(options, outputChannels: outputChannelCount),
-                                       sources: SessionSources(strips: settings, limiterLookaheadMilliseconds: limiterLookaheadMilliseconds),
+                                       sources: SessionSources(strips: settings, instruments: instruments,
+                                                               limiterLookaheadMilliseconds: limiterLookaheadMilliseconds),
                                        recording: nil, policy: SessionPolicy(headless: true), quitKey: "Ctrl-C")
         let session = try AudioSession(setup)
         var signal: ProcessSignal?

@@ -14,6 +14,9 @@ public struct SessionSources {
         public var songPath: String?
         public var loop = false
         public var tempo: Float = 1
+        /// A Standard MIDI File played as if from the player's keyboard (the
+        /// stage on files: what a MIDI keyboard would play live), or nil.
+        public var performancePath: String?
 
         public init(options: InstrumentRig.Options, settings: VoiceSettings, songPath: String? = nil) {
             self.options = options

@@ -81,7 +81,7 @@ public final class LiveSession {
     /// and `controller`'s MIDI control, OSC and presets; nil for a session of
     /// another chain.
     public convenience init?(session: AudioSession, controller: LiveController, useTUI: Bool) {
-        guard case let .live(chain) = session.chain else { return nil }
+        guard let chain = session.chain.live else { return nil }
         self.init(chain: chain, runner: session.runner, useTUI: useTUI, controller: controller)
         takes = session.takes
     }

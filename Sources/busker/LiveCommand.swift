@@ -71,6 +71,8 @@ enum LiveCommand {
 
     \(LiveOSCControl.help)
 
+    \(stageHelp)
+
     strip controls (every strip; --strip N:… for one):
       --gain DB              input gain, −24…24 dB (default 0)
       --pan P                −1 left … 0 centre … 1 right, constant power (default 0)
@@ -117,11 +119,13 @@ enum LiveCommand {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"], takesStems: true)
         guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
-        let start = try LiveStart(arguments: args)
+        var start = try LiveStart(arguments: args)
+        try applyParts(args, to: &start.settings)
         let settings = start.settings
         let input = args.string("input"), output = args.string("output")
         let inputIsFile = input?.hasPrefix("file:") ?? false
         let outputIsFile = output?.hasPrefix("file:") ?? false
+        let instruments = try stageInstruments(args, onFiles: inputIsFile || outputIsFile)
         if inputIsFile || outputIsFile {
             if let driver = args.string("driver"), driver != "alsa" {
                 throw CommandLineError.usage("file: endpoints run offline, without --driver \(driver)")
@@ -138,13 +142,15 @@ enum LiveCommand {
             if recording.force {
                 throw CommandLineError.usage("--force is for --record takes; with file: endpoints it is not needed to replace the output file")
             }
-            if !args.strings("midi").isEmpty || args.string("midi-in") != nil {
-                throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play")
+            if !args.strings("midi").isEmpty || (args.string("midi-in") != nil && instruments == nil)
+                || args.string("control-midi") != nil || args.string("control-midi-in") != nil {
+                throw CommandLineError.usage("--midi and --midi-in are for devices: a file runs faster than anyone can play"
+                                             + " (on a stage, --midi-in FILE.mid plays a MIDI file as the player)")
             }
             if args.string("osc") != nil || args.string("osc-bind") != nil {
                 throw CommandLineError.usage("--osc is for devices: a file runs faster than anyone can play")
             }
-            try runOnFiles(input: input, output: output, args: args, settings: settings)
+            try runOnFiles(input: input, output: output, args: args, settings: settings, instruments: instruments)
             print("busker live: start the same sound again with: " + start.restartLine(settings: settings, onDevices: false))
         } else {
             if args.string("sample-format") != nil {
@@ -153,11 +159,12 @@ enum LiveCommand {
             if args.string("channels") != nil {
                 throw CommandLineError.usage("--channels is for file: outputs (a mono playback device gets the bus down-mixed by itself)")
             }
-            try runOnDevices(args: args, start: start, recording: recording)
+            try runOnDevices(args: args, start: start, recording: recording, instruments: instruments)
         }
     }
 
-    private static func runOnFiles(input: String, output: String, args: ArgumentScanner, settings: LiveSettings) throws {
+    private static func runOnFiles(input: String, output: String, args: ArgumentScanner, settings: LiveSettings,
+                                   instruments: SessionSources.Instruments?) throws {
         var options = FileRenderDriver.Options(inputPath: String(input.dropFirst(5)), outputPath: String(output.dropFirst(5)))
         guard !options.inputPath.isEmpty, !options.outputPath.isEmpty else {
             throw CommandLineError.usage("file: needs a path, as in file:voice.wav")
@@ -172,7 +179,8 @@ enum LiveCommand {
         let channels = try args.int("channels", in: 1...2) ?? 2, lookahead = try args.limiterLookaheadMilliseconds() ?? 1
         StopSignals.install()
         let report = try LiveChain.renderFile(options: options, settings: settings, outputChannelCount: channels,
-                                               limiterLookaheadMilliseconds: lookahead, interruption: { StopSignals.pending })
+                                               limiterLookaheadMilliseconds: lookahead, instruments: instruments,
+                                               interruption: { StopSignals.pending })
         print("busker live: \(options.inputPath) → \(options.outputPath): \(formatSeconds(report.audioSeconds)) s at \(report.engineRate) Hz"
               + (report.inputRate != report.engineRate ? " (resampled from \(report.inputRate) Hz)" : "")
               + ", \(Int(report.realtimeFactor.rounded()))× real time on thread \(report.renderThreadName)")
@@ -183,7 +191,8 @@ enum LiveCommand {
 
     /// The live mic on ALSA devices or as a JACK client until q, a signal or a device problem.
     /// Exit status 1 when the device stopped us.
-    private static func runOnDevices(args: ArgumentScanner, start: LiveStart, recording: RecordingRequest) throws {
+    private static func runOnDevices(args: ArgumentScanner, start: LiveStart, recording: RecordingRequest,
+                                     instruments: SessionSources.Instruments?) throws {
         let settings = start.settings
         let (driver, why) = try AudioDriverChoice.parse(args, inputChannels: settings.strips.flatMap(\.channels).max() ?? 1) {
             var driver: DuplexDriver.Options
@@ -206,13 +215,16 @@ enum LiveCommand {
         if recording.enabled { _ = try recording.resolvePath() }
         // A --midi-in path that cannot be read is an error before any device opens. With JACK,
         // the client's midi_in joins the MIDI control's sources when the session opens it.
+        // On a stage --midi and --midi-in play the instruments, and the live controls have sources of their own.
         let midiSources = try MIDISources(midi: args.strings("midi"), midiIn: args.string("midi-in"))
-        let midi = LiveMIDIControl(inputs: midiSources, map: start.midiMap)
+        let controlSources = instruments == nil ? midiSources
+            : try MIDISources(midi: [args.string("control-midi") ?? "none"], midiIn: args.string("control-midi-in"))
+        let midi = LiveMIDIControl(inputs: controlSources, map: start.midiMap)
         // The port is bound before audio starts: one in use is an error, not a silent surface.
         let osc = try LiveOSCControl(arguments: args)
         if let osc { print("busker live: \(osc.startLine)") }
         var setup = SessionDescription(command: "live", driver: driver,
-                                       sources: SessionSources(strips: settings, midi: midiSources,
+                                       sources: SessionSources(strips: settings, instruments: instruments, midi: midiSources,
                                                                limiterLookaheadMilliseconds: try args.limiterLookaheadMilliseconds()),
                                        recording: recording, policy: SessionPolicy(arguments: args, interactive: Terminal.isInteractive),
                                        quitKey: "q")
@@ -221,7 +233,9 @@ enum LiveCommand {
         let session = try AudioSession(setup)
         try session.start()
         if args.has("verbose") {
-            for line in session.runner.driver.verboseLines + ["MIDI control: \(midiSources.summary)"] { print("busker live: \(line)") }
+            let midiLines = instruments == nil ? ["MIDI control: \(midiSources.summary)"]
+                : ["MIDI to the instruments: \(midiSources.summary)", "MIDI control: \(controlSources.summary)"]
+            for line in session.runner.driver.verboseLines + midiLines { print("busker live: \(line)") }
         }
         let controller = LiveController(midi: midi, osc: osc, presets: start.presets, presetProblem: start.presetProblem,
                                         presetName: start.presetName)
@@ -249,7 +263,7 @@ enum LiveCommand {
     /// with the command line's options over it, else from the options alone;
     /// and the preset folder, for saving and for the line printed at the end.
     struct LiveStart {
-        let settings: LiveSettings
+        var settings: LiveSettings
         /// The preset loaded, if any (its `[midi]` lines are the MIDI mapping's).
         let preset: LivePreset?
         let presetName: String?

@@ -16,8 +16,10 @@ public enum LiveRestartCommand {
     /// Options that choose the devices or files, their timing and the remote
     /// controls, repeated as given.
     public static let deviceOptions = ["driver", "name", "connect", "device", "input", "output", "period", "periods", "periods-ahead", "rate",
-                                       "format", "channels", "limiter-lookahead", "midi", "midi-in", "osc", "osc-bind"]
-    public static let deviceFlags = ["no-tui", "auto-resume", "reconnect"]
+                                       "format", "channels", "limiter-lookahead", "midi", "midi-in", "osc", "osc-bind",
+                                       "soundfont", "instrument", "program", "bank", "polyphony", "kit", "drums", "note-watchdog",
+                                       "song", "tempo", "part", "control-midi", "control-midi-in"]
+    public static let deviceFlags = ["no-tui", "auto-resume", "reconnect", "no-drums", "loop"]
     /// The environment variables that choose the ALSA configuration and the
     /// JACK server (the virtual sound card's), repeated when set.
     public static let environmentNames = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_START_SERVER"]

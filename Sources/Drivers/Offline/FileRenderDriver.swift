@@ -252,8 +252,9 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     public struct Interrupted: Error {}
 
     /// Renders the file through the plan `makePlan` builds for the input's
-    /// channel count (returning the plan and its latency in frames), on an
-    /// engine of its own, to the end. On failure the partial output is
+    /// channel count (returning the plan and its latency in frames), on
+    /// `engine` (a session's, with its MIDI schedulers attached; by default
+    /// one of its own), to the end. On failure the partial output is
     /// removed (a file at the output path is left as it was) and the error thrown.
     /// - Parameter isInterrupted: asked on the calling thread every few
     ///   milliseconds while the run goes; true abandons the run (`Interrupted`
@@ -261,12 +262,11 @@ public final class FileRenderDriver: AudioDriver, @unchecked Sendable {
     /// - Thread: control (it waits for the threads: the one plan is installed
     ///   before they start, so none is retired meanwhile)
     /// - Realtime: unsafe (creates a file and threads, waits for them)
-    public func run(isInterrupted: () -> Bool = { false },
+    public func run(engine: RenderEngine = RenderEngine(), isInterrupted: () -> Bool = { false },
                     makePlan: (_ inputChannels: Int, _ spec: ProcessSpec) throws -> (plan: RenderPlan, latencyFrames: Int)) throws -> Report {
         let (plan, latency) = try makePlan(reader.channelCount, processSpec)
         outputChannelCount = plan.outputChannelCount
         graphLatencyFrames = latency
-        let engine = RenderEngine()
         engine.install(plan)
         defer { engine.releaseAll() }
         try start(engine: engine)

@@ -1,0 +1,50 @@
+import Engine
+import Sequencing
+
+/// The stage: the mic's strips and bus (`LiveChain`) with the player's
+/// instruments and the backing song on strips of their own after the howl
+/// guard (`StageBus`).
+///
+/// MIDI is routed by source: the player's sources (keyboards, pads, the
+/// computer keyboard) reach `keys` (the sampler on every channel but 10,
+/// the kit on channel 10), the song reaches `song` (a sampler of its own on
+/// all 16 channels, channel 10 with the SoundFont's percussion), so the
+/// keyboard's channel 1 and the song's never meet.
+public final class StageChain {
+    public let live: LiveChain
+    /// The player's instruments, fed by the MIDI sources.
+    public let keys: InstrumentParts
+    /// The backing song's own sampler; nil without a MIDI song.
+    public let song: InstrumentParts?
+
+    public init(live: LiveChain, keys: InstrumentParts, song: InstrumentParts?) {
+        self.live = live
+        self.keys = keys
+        self.song = song
+    }
+
+    /// What the player plays from a file (the stage on files), on the keys' scheduler.
+    public var performance: MIDIFilePlayer? { keys.scheduler.filePlayer }
+
+    /// What the engine tells of every cycle: the player's scheduler, and the song's after it.
+    public var cycleObserver: any RenderCycleObserver {
+        guard let song else { return keys.scheduler }
+        return RenderCycleObserverPair(keys.scheduler, song.scheduler)
+    }
+
+    /// The parts a stage has for these instruments: the keyboard's sampler
+    /// ("keys", with its sends), the kit ("drums") and the song's sampler ("song").
+    /// - Realtime: unsafe (allocates). Control thread.
+    public static func parts(keys: InstrumentParts, song: InstrumentParts?) -> [StagePart] {
+        var parts = [StagePart(name: "keys", source: keys.sampler, hasSends: true)]
+        if let drums = keys.drums { parts.append(StagePart(name: "drums", source: drums)) }
+        if let song { parts.append(StagePart(name: "song", source: song.sampler, hasSends: true)) }
+        return parts
+    }
+
+    /// Frees what the audio thread has retired. Control loop.
+    public func collectRetired() {
+        keys.collectRetired()
+        song?.collectRetired()
+    }
+}
