@@ -6,14 +6,15 @@ import Foundation
 /// howl guard, so that a held chord or a backing track is never notched.
 ///
 ///     mic bus → howl guard ───────────────────────────→ stage mixer, bus 0
-///     part source → [dry pair] → part meter ─┬────────→ stage mixer, bus 1 …
-///                                            └→ part send mixer (send level)
-///     sampler ch 2–3 (CC 91) ────────────────→ part send mixer (unity)
+///     part source → [dry pair] → part meter ─┬────────→ stage mixer, bus 1 … (fader, pan, mute)
+///                                            └→ part send mixer (send level + fader)
+///     sampler ch 2–3 (CC 91) ────────────────→ part send mixer (the fader)
 ///     part send mixer (stereo) → parts' reverb (wet only) → stage mixer
-///     sampler ch 4–5 (CC 93) → chorus (wet only) ─────────→ stage mixer
+///     sampler ch 4–5 (CC 93) → chorus sends (the fader) → chorus (wet only) → stage mixer
 ///     stage mixer → (the live chain's master, limiter, meter)
 ///
-/// The parts' reverb is the mic's room, a tank of its own: the mic's reverb
+/// Sends are post-fader, as on a mixing desk: a part's fader moves its
+/// reverb and chorus with it. The parts' reverb is the mic's room, a tank of its own: the mic's reverb
 /// stays on the guarded side, where its tail is part of the loop the guard watches.
 ///
 /// - Realtime: building and `apply` are control-thread work; the nodes render on the audio thread.
@@ -84,6 +85,12 @@ public final class StageBus {
         return mixerID
     }
 
+    /// A send after the fader, as on a mixing desk: its gain plus the
+    /// fader's, held in the mixer's range (its bottom is silence).
+    static func postFader(_ sendDB: Float, level: Float) -> Float {
+        sendDB <= MixerInput.silenceDB ? MixerInput.silenceDB : min(12, max(MixerInput.silenceDB, sendDB + level))
+    }
+
     private func pair(of source: AudioGraph.NodeID, left: Int, in graph: AudioGraph) throws -> AudioGraph.NodeID {
         let id = graph.add(ChannelPairNode(name: "pair \(left)-\(left + 1)", left: left, right: left + 1))
         try graph.connect(source, to: id)
@@ -103,14 +110,17 @@ public final class StageBus {
             strip.gainDB.value = values.levelDB
             strip.pan.value = values.pan
             strip.isMuted = muted
-            sendMixer.inputs[index].gainDB.value = LiveChain.sendGainDB(percent: values.reverbSendPercent)
+            sendMixer.inputs[index].gainDB.value = Self.postFader(LiveChain.sendGainDB(percent: values.reverbSendPercent),
+                                                                  level: values.levelDB)
             sendMixer.inputs[index].isMuted = muted
         }
-        // The sampler's own sends follow its strip's mute.
+        // The sampler's own sends (CC 91, CC 93) follow its strip's fader and mute.
         for (index, part) in parts.filter(\.hasSends).enumerated() {
             let values = settings[part.name] ?? PartSettings()
             let muted = values.mute || (anySolo && !values.solo)
+            sendMixer.inputs[parts.count + index].gainDB.value = Self.postFader(0, level: values.levelDB)
             sendMixer.inputs[parts.count + index].isMuted = muted
+            chorusSendMixer?.inputs[index].gainDB.value = Self.postFader(0, level: values.levelDB)
             chorusSendMixer?.inputs[index].isMuted = muted
         }
         if roomChanged { reverb.apply(room) }
