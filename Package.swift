@@ -70,7 +70,7 @@ let package = Package(
                 path: "Sources/Drivers/JACK"),
         .target(name: "OfflineDrivers", dependencies: ["Engine", "Session", "AudioFiles"], path: "Sources/Drivers/Offline"),
         .target(name: "Chains", dependencies: ["Engine", "DSP", "FeedbackGuard", "Sequencing", "Instruments", "SpeechProcessing",
-                                               "Loudness"]),
+                                               "Loudness", "AudioFiles"]),
         .target(name: "Control", dependencies: ["Chains", "Engine", "DSP", "MIDI", "Sequencing", "CLiblo"]),
         .target(name: "CommandLineInterface", dependencies: ["Chains", "Control", "Engine", "DSP", "Instruments", "AudioFiles",
                                                              "Recording", "Session"]),
