@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "CAllocationCounter"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "Engine", "DSP", "MIDI", "CAllocationCounter",
                                                             "RenderTestSupport"]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Engine", "AudioFileTestSupport"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Engine", "AudioFileTestSupport", "CSndFile"]),
         .testTarget(name: "OfflineDriversTests", dependencies: ["OfflineDrivers", "AudioFiles", "Engine", "AudioFileTestSupport"]),
         .testTarget(name: "InstrumentsTests", dependencies: ["Instruments", "Engine", "DSP", "Sequencing", "MIDI", "AudioFiles",
                                                              "CAllocationCounter", "RenderTestSupport", "InstrumentTestSupport",

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AudioFiles
 import AudioFileTestSupport
+import CSndFile
 import Engine
 import Foundation
 import XCTest
@@ -89,6 +90,31 @@ final class SoundFileStreamTests: XCTestCase {
         XCTAssertEqual(played[2 * 3 + 1], samples[4 * 3 + 1])
         XCTAssertEqual([played[1_000], played[1_003], played[1_004]], [0, 0, 0])
         XCTAssertEqual(stream.repairedSampleCount, 3)
+    }
+
+    /// An MP3 (libsndfile 1.2.0 reads and writes MPEG Layer III through
+    /// mpg123 and LAME): 2 s of 1 kHz at 44.1 kHz, streamed at 48 kHz, is
+    /// 96,000 frames (one either way: the resampler rounds) of 1 kHz.
+    func testAnMP3StreamsAtTheSessionsRate() throws {
+        let file = path("tone.mp3")
+        var info = SF_INFO()
+        info.samplerate = 44_100
+        info.channels = 2
+        info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        let handle = try XCTUnwrap(sf_open(file, Int32(SFM_WRITE), &info), String(cString: sf_strerror(nil)))
+        var tone = [Float](repeating: 0, count: 2 * 88_200)
+        for i in 0..<88_200 { tone[2 * i] = Float(0.5 * sin(2 * Double.pi * 1_000 * Double(i) / 44_100)); tone[2 * i + 1] = tone[2 * i] }
+        XCTAssertEqual(sf_writef_float(handle, tone, 88_200), 88_200)
+        sf_close(handle)
+        let stream = try SoundFileStream(path: file, sampleRate: 48_000)
+        let played = readToTheEnd(stream)
+        XCTAssertEqual(Double(played.count / 2), 96_000, accuracy: 1)
+        let left = stride(from: 0, to: played.count, by: 2).map { played[$0] }
+        // Whole periods of 1 kHz at 48 kHz in the steady middle: the tone at
+        // its level less MP3's loss (a few %), nothing at the 1088 Hz that
+        // 44.1 kHz frames played at 48 kHz would sound.
+        XCTAssertEqual(amplitude(of: 1_000, in: left[24_000..<72_000], rate: 48_000), 0.5, accuracy: 0.025)
+        XCTAssertLessThan(amplitude(of: 1_088.4, in: left[24_000..<72_000], rate: 48_000), 0.01)
     }
 
     // MARK: Helpers

@@ -113,6 +113,33 @@ final class BackingTrackNodeTests: XCTestCase {
         print("backing track seek to 3 s: landed on frame \(landedFrame) (144000 asked), \(landing - seekIndex) frames after the seek (a \(fade)-frame fade out)")
     }
 
+    /// A seek while paused moves the place and keeps the pause; play after
+    /// the end starts again from the beginning.
+    func testASeekWhilePausedStaysPausedAndPlayAfterTheEndRestarts() throws {
+        let path = try writeTrack("short.wav", rate: 48_000, seconds: 1, frequency: 1_000)
+        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
+        let player = try BlockPlayer(node)
+        node.play()
+        _ = player.render(blocks: 100)
+        node.pause()
+        _ = player.render(blocks: 20)
+        XCTAssertTrue(node.seek(toSeconds: 0.75))
+        let paused = player.render(blocks: 50)
+        XCTAssertEqual(paused.left.map(abs).max(), 0, "still paused")
+        XCTAssertEqual(node.positionFrames, 36_000)
+        node.resume()
+        let after = player.render(blocks: 10)
+        XCTAssertEqual(decodedFrame(after.right[600]), 36_600, "resumed at the new place")
+        _ = player.render(blocks: 300)
+        XCTAssertTrue(node.hasEnded)
+        XCTAssertFalse(node.isPlaying)
+        XCTAssertEqual(node.positionFrames, 48_000)
+        node.play()
+        let again = player.render(blocks: 20)
+        XCTAssertEqual(decodedFrame(again.right[1_000]), 1_000, "from the start again")
+        XCTAssertTrue(node.isPlaying)
+    }
+
     // MARK: Loops
 
     /// A loop of 1.0…1.5 s (500 periods of the tone): every pass is the same
