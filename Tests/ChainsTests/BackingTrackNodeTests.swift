@@ -113,6 +113,38 @@ final class BackingTrackNodeTests: XCTestCase {
         print("backing track seek to 3 s: landed on frame \(landedFrame) (144000 asked), \(landing - seekIndex) frames after the seek (a \(fade)-frame fade out)")
     }
 
+    /// The same with the realtime node, rendered no faster than real time
+    /// (a block, then a 1.33 ms sleep): the audio thread never waits for the
+    /// reader, so the new place comes a few blocks later, but it is still
+    /// the asked frame, and nothing stale plays meanwhile.
+    func testARealtimeSeekLandsOnTheAskedFrame() throws {
+        let path = try writeTrack("seekrt.wav", rate: 48_000, seconds: 5, frequency: 1_000)
+        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .realtime)
+        let player = try BlockPlayer(node)
+        XCTAssertTrue(node.waitUntilBuffered())
+        node.play()
+        func paced(_ blocks: Int) -> BlockPlayer.Output {
+            var out = BlockPlayer.Output()
+            for _ in 0..<blocks {
+                out.append(player.render(blocks: 1))
+                usleep(1_333)
+            }
+            return out
+        }
+        var out = paced(100)
+        let seekIndex = out.left.count
+        XCTAssertTrue(node.seek(toSeconds: 2.5))
+        out.append(paced(200))
+        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
+        let landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
+        let settled = landing + fade + 5
+        let landedFrame = decodedFrame(out.right[settled]) - (settled - landing)
+        XCTAssertLessThan(abs(landedFrame - 120_000), 64, "landed on file frame \(landedFrame)")
+        XCTAssertEqual((settled..<out.right.count).filter { decodedFrame(out.right[$0]) < 120_000 - 64 }, [], "no stale frames")
+        XCTAssertEqual(node.underrunCount, 0, "waiting for a seek is not an underrun")
+        print("backing track realtime seek to 2.5 s: landed on frame \(landedFrame) (120000 asked), \(landing - seekIndex) frames after the seek")
+    }
+
     /// A seek while paused moves the place and keeps the pause; play after
     /// the end starts again from the beginning.
     func testASeekWhilePausedStaysPausedAndPlayAfterTheEndRestarts() throws {

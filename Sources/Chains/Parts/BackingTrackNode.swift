@@ -142,7 +142,7 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
     public func rewind() -> Bool { seek(toSeconds: 0) }
 
     /// Moves to `seconds` into the track (within 0 and its length), playing
-    /// or not as before; a loop stays set.
+    /// or paused as before (stopped after the end); a loop stays set.
     /// - Returns: false when `seconds` is not finite or the reader has not
     ///   taken the last 64 commands (nothing changed).
     /// - Thread: control
@@ -233,6 +233,9 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
     /// - Thread: control
     /// - Realtime: unsafe (signals the reader)
     private func seek(toFileFrame frame: Int64) -> Bool {
+        // After the end the track has stopped: a seek (or a loop) moves the
+        // place, and `play` starts it.
+        if hasEnded { pause() }
         guard let next = stream.requestSeek(toFileFrame: frame, loop: loopFrames) else { return false }
         generation = next
         requestedPosition = stream.position(ofFileFrame: frame)
@@ -289,12 +292,8 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
         var got = stream.read(into: scratch, frames: need)
         if got < need && pacing == .offline { got = waitForReader(got: got, need: need, seekPending: seekPending) }
         let left = output[0], right = output[1]
-        for i in 0..<got {
-            if audible { phase = min(phase + 1, rampFrames) } else { phase -= 1 }
-            let gain = ramp[phase]
-            left[i] = scratch[2 * i] * gain
-            right[i] = scratch[2 * i + 1] * gain
-        }
+        Self.applyRamp(scratch, left: left, right: right, frames: got, ramp: ramp, rampFrames: rampFrames,
+                       phase: &phase, rising: audible)
         if got < need { endEarly(left: left, right: right, got: got, need: need, seekPending: seekPending) }
         else { starving = false }
     }
@@ -309,19 +308,44 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
             phase = 0
             return
         }
-        if let ramp, phase > 0 {
-            let span = min(got, rampFrames)
-            for j in 0..<span {
-                let gain = ramp[(span - 1 - j) * rampFrames / span]
-                left[got - span + j] *= gain
-                right[got - span + j] *= gain
-            }
-        }
+        if let ramp, phase > 0 { Self.fadeTail(left: left, right: right, frames: got, ramp: ramp, rampFrames: rampFrames) }
         phase = 0
         if seekPending || stream.isAwaitingGeneration { return }
         if !starving { underruns.add(1, ordering: .relaxed) }
         starving = true
         underrunFrameCount.add(need - got, ordering: .relaxed)
+    }
+
+    /// Deinterleaves `frames` frames under the ramp, moving `phase` one
+    /// step a frame towards full (`rising`) or silence.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic only.
+    @_noLocks
+    private static func applyRamp(_ source: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
+                                  right: UnsafeMutablePointer<Float>, frames: Int, ramp: UnsafePointer<Float>,
+                                  rampFrames: Int, phase: inout Int, rising: Bool) {
+        var at = phase
+        for i in 0..<frames {
+            at = rising ? min(at + 1, rampFrames) : max(at - 1, 0)
+            let gain = ramp[at]
+            left[i] = source[2 * i] * gain
+            right[i] = source[2 * i + 1] * gain
+        }
+        phase = at
+    }
+
+    /// Fades the last frames (up to a ramp's length) of `frames` down to 0.
+    /// - Thread: audio
+    /// - Realtime: safe. Arithmetic only.
+    @_noLocks
+    private static func fadeTail(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int,
+                                 ramp: UnsafePointer<Float>, rampFrames: Int) {
+        let span = min(frames, rampFrames)
+        for j in 0..<span {
+            let gain = ramp[(span - 1 - j) * rampFrames / span]
+            left[frames - span + j] *= gain
+            right[frames - span + j] *= gain
+        }
     }
 
     /// Offline: waits for the reader, in 100 µs naps, until the block's
