@@ -113,6 +113,27 @@ final class BackingTrackNodeTests: XCTestCase {
         print("backing track seek to 3 s: landed on frame \(landedFrame) (144000 asked), \(landing - seekIndex) frames after the seek (a \(fade)-frame fade out)")
     }
 
+    /// Through the resampler (44.1 kHz file, 48 kHz session): a seek to 3 s
+    /// plays file frame 132,300 first, within one block (64 session frames,
+    /// 58.8 file frames). The right channel, resampled, still names the file
+    /// frame (a ramp passes a sinc filter unchanged).
+    func testASeekThroughTheResamplerLandsWithinOneBlock() throws {
+        let path = try writeTrack("seek44.wav", rate: 44_100, seconds: 5, frequency: 1_000)
+        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
+        let player = try BlockPlayer(node)
+        node.play()
+        var out = player.render(blocks: 100)
+        let seekIndex = out.left.count
+        XCTAssertTrue(node.seek(toSeconds: 3))
+        out.append(player.render(blocks: 60))
+        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
+        let landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
+        let settled = landing + fade + 100
+        let fileFrame = Double(out.right[settled]) * 1_048_576 - Double(settled - landing) * 44_100 / 48_000
+        XCTAssertEqual(fileFrame, 132_300, accuracy: 64 * 44_100 / 48_000, "landed on file frame \(fileFrame)")
+        print("backing track seek to 3 s through the resampler: landed on file frame \(String(format: "%.2f", fileFrame)) (132300 asked)")
+    }
+
     /// The same with the realtime node, rendered no faster than real time
     /// (a block, then a 1.33 ms sleep): the audio thread never waits for the
     /// reader, so the new place comes a few blocks later, but it is still

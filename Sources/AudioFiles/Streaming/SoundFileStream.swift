@@ -44,6 +44,10 @@ public final class SoundFileStream: @unchecked Sendable {
     public let ringFrames: Int
     /// Session rate / file rate.
     public let ratio: Double
+    /// Frames of a new generation the ring holds before the audio thread
+    /// plays it (all of them when the generation ends sooner): 2,048, 43 ms
+    /// at 48 kHz, a few periods of any driver while the reader writes more.
+    public let landingFrames: Int
 
     private let shared: StreamShared
     private let reader: StreamReader
@@ -95,6 +99,7 @@ public final class SoundFileStream: @unchecked Sendable {
         ratio = Double(sampleRate) / Double(file.sampleRate)
         frameCount = Int((Double(file.frameCount) * ratio).rounded())
         ringFrames = max(1024, Int((ringSeconds * Double(sampleRate)).rounded(.up)))
+        landingFrames = min(2_048, ringFrames / 4)
         let shared = StreamShared(ringFrames: ringFrames)
         let reader = StreamReader(reader: file, resampler: resampler, shared: shared, ratio: ratio, ringFrames: ringFrames)
         self.shared = shared
@@ -317,6 +322,10 @@ public final class SoundFileStream: @unchecked Sendable {
                 }
                 if marker.generation == committed && marker.kind == .start {
                     drop(marker.ringFrame - consumed)
+                    // Land with some frames in hand, or the first block after
+                    // the seek would starve on the reader's first chunk.
+                    if shared.ring.availableToRead / 2 < landingFrames
+                        && shared.readerEndedGeneration.load(ordering: .acquiring) != committed { return }
                     _ = shared.markers.pop()
                     land(at: marker.position)
                     continue

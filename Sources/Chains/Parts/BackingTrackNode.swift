@@ -59,13 +59,15 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
     private var phase = 0
     private var starving = false
 
-    // MARK: Control thread only (set in allocate)
+    // MARK: Set in allocate (control thread, before any plan holds the node); read by the audio thread
     private var rampFrames = 1
     /// `rampFrames + 1` gains, raised cosine from 0 to 1.
     private var ramp: UnsafeMutablePointer<Float>?
     /// One block of interleaved stereo frames from the stream.
     private var scratch: UnsafeMutablePointer<Float>?
     private var ratesAgree = false
+
+    // MARK: Control thread only
     private var generation = 0
     /// The track frame a seek asked for, shown until the audio thread lands there.
     private var requestedPosition = 0
