@@ -90,27 +90,17 @@ final class BackingTrackNodeTests: XCTestCase {
     /// A seek from 0.25 s to 3 s: the old place fades out, and the first
     /// frame of the new one is file frame 144,000, within one block.
     func testSeekLandsOnTheAskedFrameWithinOneBlock() throws {
-        let path = try writeTrack("seek.wav", rate: 48_000, seconds: 5, frequency: 1_000)
-        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
-        let player = try BlockPlayer(node)
-        node.play()
-        var out = player.render(blocks: 188)
-        let seekIndex = out.left.count
-        XCTAssertTrue(node.seek(toSeconds: 3))
-        XCTAssertEqual(node.positionFrames, 144_000, "the position shows the seek at once")
-        out.append(player.render(blocks: 40))
-        // The new place starts after the old one's fade has reached 0.
-        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
-        let landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
-        let settled = landing + fade + 5
-        let landedFrame = decodedFrame(out.right[settled]) - (settled - landing)
-        XCTAssertLessThan(abs(landedFrame - 144_000), 64, "landed on file frame \(landedFrame)")
-        for i in settled..<(settled + 1_000) { XCTAssertEqual(decodedFrame(out.right[i]), decodedFrame(out.right[settled]) + i - settled) }
-        // Nothing from before the seek once it has landed.
-        let stale = (settled..<out.right.count).filter { decodedFrame(out.right[$0]) < 144_000 - 64 }
-        XCTAssertEqual(stale, [], "no stale frames")
-        XCTAssertLessThanOrEqual(largestStep(out.left), largestStep(toneSamples(rate: 48_000, seconds: 5, frequency: 1_000)))
-        print("backing track seek to 3 s: landed on frame \(landedFrame) (144000 asked), \(landing - seekIndex) frames after the seek (a \(fade)-frame fade out)")
+        let run = try SeekRun(rate: 48_000, pacing: .offline, before: 188, to: 3, after: 40, in: folder)
+        XCTAssertEqual(run.positionRightAfterTheSeek, 144_000, "the position shows the seek at once")
+        let landed = run.landedFileFrame()
+        XCTAssertEqual(landed, 144_000, accuracy: 63, "one block")
+        let settled = run.landing + run.fade + 5
+        for i in settled..<(settled + 1_000) {
+            XCTAssertEqual(decodedFrame(run.out.right[i]), decodedFrame(run.out.right[settled]) + i - settled)
+        }
+        XCTAssertEqual(run.staleFrames(before: 144_000 - 64), [], "nothing from before the seek once it has landed")
+        XCTAssertLessThanOrEqual(largestStep(run.out.left), largestStep(toneSamples(rate: 48_000, seconds: 5, frequency: 1_000)))
+        print("backing track seek to 3 s: landed on frame \(landed) (144000 asked), \(run.landing - run.seekIndex) frames after the seek (a \(run.fade)-frame fade out)")
     }
 
     /// Through the resampler (44.1 kHz file, 48 kHz session): a seek to 3 s
@@ -118,52 +108,24 @@ final class BackingTrackNodeTests: XCTestCase {
     /// 58.8 file frames). The right channel, resampled, still names the file
     /// frame (a ramp passes a sinc filter unchanged).
     func testASeekThroughTheResamplerLandsWithinOneBlock() throws {
-        let path = try writeTrack("seek44.wav", rate: 44_100, seconds: 5, frequency: 1_000)
-        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
-        let player = try BlockPlayer(node)
-        node.play()
-        var out = player.render(blocks: 100)
-        let seekIndex = out.left.count
-        XCTAssertTrue(node.seek(toSeconds: 3))
-        out.append(player.render(blocks: 60))
-        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
-        let landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
-        let settled = landing + fade + 100
-        let fileFrame = Double(out.right[settled]) * 1_048_576 - Double(settled - landing) * 44_100 / 48_000
-        XCTAssertEqual(fileFrame, 132_300, accuracy: 64 * 44_100 / 48_000, "landed on file frame \(fileFrame)")
-        print("backing track seek to 3 s through the resampler: landed on file frame \(String(format: "%.2f", fileFrame)) (132300 asked)")
+        let run = try SeekRun(rate: 44_100, pacing: .offline, before: 100, to: 3, after: 60, in: folder)
+        let landed = run.landedFileFrame()
+        XCTAssertEqual(landed, 132_300, accuracy: 64 * 44_100 / 48_000, "landed on file frame \(landed)")
+        print("backing track seek to 3 s through the resampler: landed on file frame \(String(format: "%.2f", landed)) (132300 asked)")
     }
 
     /// The same with the realtime node, rendered no faster than real time
     /// (a block, then a 1.33 ms sleep): the audio thread never waits for the
     /// reader, so the new place comes a few blocks later, but it is still
-    /// the asked frame, and nothing stale plays meanwhile.
+    /// the asked frame, nothing stale plays meanwhile, and the wait is not
+    /// an underrun.
     func testARealtimeSeekLandsOnTheAskedFrame() throws {
-        let path = try writeTrack("seekrt.wav", rate: 48_000, seconds: 5, frequency: 1_000)
-        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .realtime)
-        let player = try BlockPlayer(node)
-        XCTAssertTrue(node.waitUntilBuffered())
-        node.play()
-        func paced(_ blocks: Int) -> BlockPlayer.Output {
-            var out = BlockPlayer.Output()
-            for _ in 0..<blocks {
-                out.append(player.render(blocks: 1))
-                usleep(1_333)
-            }
-            return out
-        }
-        var out = paced(100)
-        let seekIndex = out.left.count
-        XCTAssertTrue(node.seek(toSeconds: 2.5))
-        out.append(paced(200))
-        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
-        let landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
-        let settled = landing + fade + 5
-        let landedFrame = decodedFrame(out.right[settled]) - (settled - landing)
-        XCTAssertLessThan(abs(landedFrame - 120_000), 64, "landed on file frame \(landedFrame)")
-        XCTAssertEqual((settled..<out.right.count).filter { decodedFrame(out.right[$0]) < 120_000 - 64 }, [], "no stale frames")
-        XCTAssertEqual(node.underrunCount, 0, "waiting for a seek is not an underrun")
-        print("backing track realtime seek to 2.5 s: landed on frame \(landedFrame) (120000 asked), \(landing - seekIndex) frames after the seek")
+        let run = try SeekRun(rate: 48_000, pacing: .realtime, before: 100, to: 2.5, after: 200, in: folder)
+        let landed = run.landedFileFrame()
+        XCTAssertEqual(landed, 120_000, accuracy: 63, "one block")
+        XCTAssertEqual(run.staleFrames(before: 120_000 - 64), [], "no stale frames")
+        XCTAssertEqual(run.node.underrunCount, 0, "waiting for a seek is not an underrun")
+        print("backing track realtime seek to 2.5 s: landed on frame \(landed) (120000 asked), \(run.landing - run.seekIndex) frames after the seek")
     }
 
     /// A seek while paused moves the place and keeps the pause; play after
@@ -292,20 +254,23 @@ final class BackingTrackNodeTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// Writes a stereo float WAV: left a sine at half scale, right the frame / 2^20.
     private func writeTrack(_ name: String, rate: Int, seconds: Double, frequency: Double) throws -> String {
-        let path = folder.appendingPathComponent(name).path
-        let tone = toneSamples(rate: rate, seconds: seconds, frequency: frequency)
-        var interleaved = [Float](repeating: 0, count: tone.count * 2)
-        for i in 0..<tone.count {
-            interleaved[2 * i] = tone[i]
-            interleaved[2 * i + 1] = Float(i) / 1_048_576
-        }
-        let writer = try SoundFileWriter(path: path, sampleRate: rate, channelCount: 2, sampleFormat: .f32)
-        try writer.write(interleaved: interleaved)
-        try writer.close()
-        return path
+        try writeTestTrack(folder.appendingPathComponent(name).path, rate: rate, seconds: seconds, frequency: frequency)
     }
+}
+
+/// Writes a stereo float WAV: left a sine at half scale, right the frame / 2^20.
+func writeTestTrack(_ path: String, rate: Int, seconds: Double, frequency: Double) throws -> String {
+    let tone = toneSamples(rate: rate, seconds: seconds, frequency: frequency)
+    var interleaved = [Float](repeating: 0, count: tone.count * 2)
+    for i in 0..<tone.count {
+        interleaved[2 * i] = tone[i]
+        interleaved[2 * i + 1] = Float(i) / 1_048_576
+    }
+    let writer = try SoundFileWriter(path: path, sampleRate: rate, channelCount: 2, sampleFormat: .f32)
+    try writer.write(interleaved: interleaved)
+    try writer.close()
+    return path
 }
 
 /// A sine at half scale, as the test files hold it.
@@ -337,6 +302,48 @@ func zeroCrossingFrequency(_ x: [Float], rate: Double) -> Double {
     return Double(count - 1) / (last - first) * rate
 }
 
+/// A 5 s test track played for `before` blocks, a seek to `seconds`, and
+/// `after` blocks more; the realtime node is rendered no faster than real time.
+struct SeekRun {
+    let node: BackingTrackNode
+    let out: BlockPlayer.Output
+    let fileRate: Int
+    let fade = Int(BackingTrackNode.rampSeconds * 48_000)
+    /// Where the seek was asked, and where the new place's first frame
+    /// played (the first sound after the old place's fade reached silence).
+    let seekIndex: Int
+    let landing: Int
+    let positionRightAfterTheSeek: Int
+
+    init(rate: Int, pacing: BackingTrackNode.Pacing, before: Int, to seconds: Double, after: Int, in folder: URL) throws {
+        let path = try writeTestTrack(folder.appendingPathComponent("seek-\(rate).wav").path, rate: rate, seconds: 5, frequency: 1_000)
+        node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: pacing)
+        fileRate = rate
+        let player = try BlockPlayer(node, realTime: pacing == .realtime)
+        if pacing == .realtime { XCTAssertTrue(node.waitUntilBuffered()) }
+        node.play()
+        var out = player.render(blocks: before)
+        seekIndex = out.left.count
+        XCTAssertTrue(node.seek(toSeconds: seconds))
+        positionRightAfterTheSeek = node.positionFrames
+        out.append(player.render(blocks: after))
+        self.out = out
+        landing = try XCTUnwrap((seekIndex + 1..<out.right.count).first { out.right[$0 - 1] == 0 && out.right[$0] != 0 })
+    }
+
+    /// The file frame that played at `landing`, read 100 frames after the
+    /// fade-in (where the gain is 1) and counted back.
+    func landedFileFrame() -> Double {
+        let settled = landing + fade + 100
+        return Double(out.right[settled]) * 1_048_576 - Double(settled - landing) * Double(fileRate) / 48_000
+    }
+
+    /// Frames after the fade-in that name a file frame before `frame`.
+    func staleFrames(before frame: Int) -> [Int] {
+        (landing + fade + 5..<out.right.count).filter { decodedFrame(out.right[$0]) < frame }
+    }
+}
+
 /// Renders a source node block by block on the calling thread, which is
 /// then both the audio thread and the control thread (one after the other).
 final class BlockPlayer {
@@ -351,11 +358,14 @@ final class BlockPlayer {
 
     let node: AudioNode
     let frames: Int
+    /// Sleeps a block's time after each block (at 48 kHz): no faster than a device.
+    let realTime: Bool
     private let buffer: AudioBuffer
 
-    init(_ node: AudioNode, rate: Double = 48_000, frames: Int = 64) throws {
+    init(_ node: AudioNode, rate: Double = 48_000, frames: Int = 64, realTime: Bool = false) throws {
         self.node = node
         self.frames = frames
+        self.realTime = realTime
         try node.prepare(NodeFormat(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: frames), inputChannelCounts: [],
                                     outputChannelCount: 2))
         buffer = AudioBuffer(channelCount: 2, capacity: frames)
@@ -369,6 +379,7 @@ final class BlockPlayer {
             node.render(inputs: UnsafeBufferPointer(start: nil, count: 0), output: buffer.block(frames: frames))
             out.left += UnsafeBufferPointer(start: buffer[0], count: frames)
             out.right += UnsafeBufferPointer(start: buffer[1], count: frames)
+            if realTime { usleep(UInt32(frames * 1_000_000 / 48_000)) }
         }
         return out
     }
