@@ -164,7 +164,7 @@ final class BackingTrackNodeTests: XCTestCase {
         let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
         let player = try BlockPlayer(node)
         try node.setLoop(fromSeconds: 1.0, toSeconds: 1.5)
-        _ = player.render(blocks: 1)   // takes the seek to the loop's start
+        XCTAssertTrue(node.seek(toSeconds: 1.0))
         node.play()
         let out = player.render(blocks: 2_000)   // 2.67 s: five passes
         let fade = Int(BackingTrackNode.rampSeconds * 48_000)
@@ -182,6 +182,28 @@ final class BackingTrackNodeTests: XCTestCase {
         print("backing track loop 1.0–1.5 s: \(wraps) wraps, largest step \(largestStep(out.left)) (the tone's own \(own))")
     }
 
+    /// A loop ahead of the place and of the reader, set while playing: no
+    /// gap at all. The track plays on into the loop and wraps at its end.
+    func testALoopSetAheadOfTheReaderStartsWithoutAGap() throws {
+        let path = try writeTrack("ahead.wav", rate: 48_000, seconds: 6, frequency: 1_000)
+        let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
+        let player = try BlockPlayer(node)
+        node.play()
+        var out = player.render(blocks: 100)
+        try node.setLoop(fromSeconds: 2, toSeconds: 2.5)
+        out.append(player.render(blocks: 3_000))   // to 4.1 s: the loop's end, then three passes
+        let fade = Int(BackingTrackNode.rampSeconds * 48_000)
+        let frames = (fade + 1..<out.right.count).map { decodedFrame(out.right[$0]) }
+        var wraps = 0
+        for i in 1..<frames.count where frames[i] != frames[i - 1] + 1 {
+            XCTAssertEqual([frames[i - 1], frames[i]], [119_999, 96_000], "only the loop's own wrap at \(i)")
+            wraps += 1
+        }
+        XCTAssertEqual(frames.first, fade + 1, "from the start, no seek")
+        XCTAssertGreaterThanOrEqual(wraps, 3)
+        print("backing track loop set while playing: no gap, \(wraps) wraps")
+    }
+
     /// The same through the resampler: a 44.1 kHz file (441 Hz, so the loop
     /// 1…2 s is 441 whole periods) in a 48 kHz session. The resampler runs on
     /// across the seam, so the largest step near each seam is the tone's own
@@ -193,7 +215,7 @@ final class BackingTrackNodeTests: XCTestCase {
         let node = try BackingTrackNode(path: path, sampleRate: 48_000, pacing: .offline)
         let player = try BlockPlayer(node)
         try node.setLoop(fromSeconds: 1, toSeconds: 2)
-        _ = player.render(blocks: 1)
+        XCTAssertTrue(node.seek(toSeconds: 1))
         node.play()
         let out = player.render(blocks: 3_400)   // 4.5 s: four seams
         let fade = Int(BackingTrackNode.rampSeconds * 48_000)

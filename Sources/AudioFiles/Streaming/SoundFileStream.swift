@@ -177,8 +177,8 @@ public final class SoundFileStream: @unchecked Sendable {
     /// Whether `requestLoop(loop)` changes the loop with no gap for a part
     /// playing `generation` at the file's `frame`: the reader has not yet
     /// read a pass of the old loop that is still to play, has not read to
-    /// the track's end, and (for a new loop) `frame` is inside the loop and
-    /// the reader is at least a chunk short of its end. Otherwise the part
+    /// the track's end, and (for a new loop) `frame` is before the loop's
+    /// end and the reader at least a chunk short of it. Otherwise the part
     /// seeks to where it is, with the new loop.
     /// - Thread: control
     /// - Realtime: safe (atomic loads)
@@ -188,7 +188,7 @@ public final class SoundFileStream: @unchecked Sendable {
               shared.readerEndedGeneration.load(ordering: .acquiring) != generation,
               shared.readerWraps.load(ordering: .acquiring) == shared.playedWraps.load(ordering: .acquiring) else { return false }
         guard let loop else { return true }
-        return loop.contains(frame) && Int64(shared.readerFrame.load(ordering: .acquiring) + reader.chunkFrames) <= loop.upperBound
+        return frame < loop.upperBound && Int64(shared.readerFrame.load(ordering: .acquiring) + reader.chunkFrames) <= loop.upperBound
     }
 
     /// Waits until the reader has filled the ring for `generation` or

@@ -156,10 +156,11 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
     }
 
     /// Loops `start`…`end` seconds (an end past the track's is its end):
-    /// when the track reaches `end` it goes on at `start`, frame-exact. Set
-    /// while the position is inside the loop and the reader has not read as
-    /// far as `end`, it starts with no gap; otherwise the track moves to the
-    /// loop's start (or stays where it is inside the loop) as a seek does.
+    /// when the track reaches `end` it goes on at `start`, frame-exact; from
+    /// a place before `start` it plays on into the loop. Set while the reader
+    /// has not yet read as far as `end`, it starts with no gap; otherwise the
+    /// track refills from where it is (from `start` when it is past `end`),
+    /// with a seek's fades.
     /// - Thread: control
     /// - Realtime: unsafe (signals the reader)
     public func setLoop(fromSeconds start: Double, toSeconds end: Double) throws(BackingTrackError) {
@@ -254,7 +255,7 @@ public final class BackingTrackNode: AudioNode, @unchecked Sendable {
         if stream.loopCanChangeWithoutGap(to: frames, generation: generation, atFileFrame: here) && stream.requestLoop(frames) {
             return
         }
-        let target = frames.map { $0.contains(here) ? here : $0.lowerBound } ?? here
+        let target = frames.map { here < $0.upperBound ? here : $0.lowerBound } ?? here
         guard seek(toFileFrame: target) else {
             loopFrames = previous
             throw .readerBehind
