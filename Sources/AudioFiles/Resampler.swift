@@ -27,6 +27,12 @@ public final class Resampler {
 
     deinit { src_delete(state) }
 
+    /// Forgets the input so far, as after a seek: the next frames convert as
+    /// the start of a new stream, with nothing of the old one mixed in.
+    /// - Thread: reader, control
+    /// - Realtime: safe (clears the converter's state; no allocation)
+    public func reset() { src_reset(state) }
+
     /// Converts `frames` input frames (and flushes when `endOfInput`), calling
     /// `sink` with the converted frames, possibly several times.
     /// - Thread: reader, control

@@ -16,7 +16,10 @@ public final class SoundFileReader {
     public let frameCount: Int64
     private let handle: OpaquePointer
 
-    public init(path: String) throws(AudioFileError) {
+    /// - Parameter acceptsTruncation: a file whose header promises more
+    ///   frames than it holds (a take cut short) is read as far as it goes
+    ///   (`frameCount` is then what the file holds) instead of refused.
+    public init(path: String, acceptsTruncation: Bool = false) throws(AudioFileError) {
         self.path = path
         var st = stat()
         if stat(path, &st) != 0 {
@@ -25,7 +28,12 @@ public final class SoundFileReader {
         if (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotOpen(path: path, reason: "is a directory") }
         var info = SF_INFO()
         guard let h = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .cannotOpen(path: path, reason: SoundFileErrorText.clean(String(cString: sf_strerror(nil))))
+            let reason = SoundFileErrorText.clean(String(cString: sf_strerror(nil)))
+            // libsndfile's words for a header with a rate or channel count of 0.
+            if reason.hasSuffix("SF_INFO struct incomplete") {
+                throw .unsupported(path: path, reason: "its header gives no sample rate or no channels")
+            }
+            throw .cannotOpen(path: path, reason: reason)
         }
         handle = h
         sampleRate = Int(info.samplerate)
@@ -37,7 +45,7 @@ public final class SoundFileReader {
         }
         // libsndfile quietly shortens a file whose data chunk runs past the end
         // of the file; a take cut short should be named, not played half.
-        if let declared = Self.declaredFrames(handle: h), declared > frameCount {
+        if !acceptsTruncation, let declared = Self.declaredFrames(handle: h), declared > frameCount {
             sf_close(h)
             throw .truncated(path: path, declaredFrames: declared, presentFrames: frameCount)
         }
@@ -54,6 +62,16 @@ public final class SoundFileReader {
             throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
         }
         return Int(n)
+    }
+
+    /// Moves the read position to `frame` (0…`frameCount`): the next `read`
+    /// starts there.
+    /// - Thread: reader
+    /// - Realtime: unsafe (file I/O)
+    public func seek(toFrame frame: Int64) throws(AudioFileError) {
+        if sf_seek(handle, max(0, min(frame, frameCount)), SEEK_SET) < 0 {
+            throw .readFailed(path: path, reason: "cannot seek to frame \(frame): " + String(cString: sf_strerror(handle)))
+        }
     }
 
     /// Reads the whole file, interleaved. For tests and small files.

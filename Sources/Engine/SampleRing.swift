@@ -77,4 +77,18 @@ public final class SampleRing: @unchecked Sendable {
         readCount.store(r + n, ordering: .releasing)
         return n
     }
+
+    /// Drops up to `count` samples without copying them (a consumer skipping
+    /// what it will never play, such as a stream's frames from before a seek);
+    /// returns how many. Consumer only.
+    /// - Thread: audio, writer, control (whichever is the ring's one consumer)
+    /// - Realtime: safe
+    @discardableResult
+    public func discard(count: Int) -> Int {
+        let r = readCount.load(ordering: .relaxed)
+        let n = min(count, writeCount.load(ordering: .acquiring) - r)
+        if n <= 0 { return 0 }
+        readCount.store(r + n, ordering: .releasing)
+        return n
+    }
 }
