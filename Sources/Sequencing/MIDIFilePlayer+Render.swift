@@ -27,7 +27,7 @@ extension MIDIFilePlayer {
         var done = 0
         while done < frameCount {
             // The section repeats when the song reaches its end from before it.
-            let inSection = sectionEnd > 0 && songBase < Double(sectionEnd)
+            let inSection = sectionEnd > 0 && sectionAhead
             let passEnd = inSection ? min(sectionEnd, lengthFrames) : lengthFrames
             // Events on the song's last frame (final note-offs) belong to this
             // pass; those on a section's end frame belong to the bar after it.
@@ -142,6 +142,7 @@ extension MIDIFilePlayer {
             jump(to: frame, cursor: cursor, chase: chase, at: 0, cycleStart: cycleStart, into: buffer)
             if !playing { stateValue.store(State.paused.rawValue, ordering: .releasing) }
         case .loop(let start, let end, let cursor, let chase):
+            sectionAhead = songBase + Double(sinceBase) * scale < Double(end)
             sectionStart = start
             sectionEnd = end
             sectionCursor = cursor
@@ -168,6 +169,7 @@ extension MIDIFilePlayer {
         self.cursor = cursor
         songBase = Double(frame)
         sinceBase = 0
+        sectionAhead = frame < sectionEnd
         positionValue.store(frame, ordering: .relaxed)
     }
 
@@ -178,6 +180,7 @@ extension MIDIFilePlayer {
         cursor = 0
         songBase = 0
         sinceBase = 0
+        sectionAhead = true
         positionValue.store(0, ordering: .relaxed)
     }
 }

@@ -87,6 +87,10 @@ public final class MIDIFilePlayer: @unchecked Sendable {
     /// The loop section being played: its start, end (0: none), the event at its start and its chase.
     var sectionStart: Int64 = 0
     var sectionEnd: Int64 = 0
+    /// Whether the song is before the section's end, so it repeats the
+    /// section on reaching it; false once a seek or the section's setting
+    /// found the song past it (it then plays on to its end).
+    var sectionAhead = false
     var sectionCursor = 0
     var sectionChase = MIDIChaseState()
     var sectionChaseCount = 0

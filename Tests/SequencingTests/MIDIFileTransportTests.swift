@@ -290,6 +290,35 @@ final class MIDIFileTransportTests: XCTestCase {
         XCTAssertNil(player.loopSection)
     }
 
+    /// A section set when the song is already past its end does not pull the
+    /// song back: bars 5 and 6 play and the song ends; looping the whole song,
+    /// it comes round and the section then repeats.
+    func testASectionSetPastItsEndLetsTheSongPlayOn() throws {
+        let bar2 = frame(Self.barTicks[1]), bar3 = frame(Self.barTicks[2])
+        let bar5 = frame(Self.barTicks[4]), end = frame(Self.barTicks[6])
+        for looping in [false, true] {
+            let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
+            player.isLooping = looping
+            player.play()
+            var setAt = -1
+            let events = run(player, frames: end + bar3 + 2 * (bar3 - bar2) - 100, block: 64) { start in
+                if setAt < 0 && start >= bar5 + 1000 {
+                    setAt = start
+                    do { try player.setLoopSection(startBar: 2, endBar: 3) } catch { XCTFail("\(error)") }
+                }
+            }
+            let kicks = noteOns(events, channel: 9).map(\.frame).filter { $0 > setAt }
+            XCTAssertEqual(kicks.first, frame(Self.barTicks[5]), "bar 6 plays after the section is set past it")
+            if looping {
+                XCTAssertEqual(Array(kicks.dropFirst()), [end, end + bar2, end + bar3, end + bar3 + (bar3 - bar2)],
+                               "round again: bars 1 and 2, then bar 2 repeats")
+            } else {
+                XCTAssertEqual(kicks.count, 1)
+                XCTAssertEqual(player.state, .finished)
+            }
+        }
+    }
+
     // MARK: Transpose
 
     /// +3: channel 0's notes and pressure shift, the kick does not. The
