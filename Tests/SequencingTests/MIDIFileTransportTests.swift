@@ -194,6 +194,41 @@ final class MIDIFileTransportTests: XCTestCase {
                        "the chased pedal is lifted like the song's own")
     }
 
+    /// The screen's bar and beat: a beat at 100 BPM is 28 800 frames, bar 3
+    /// (3/4) starts at frame 211 200; at tempo scale 2 the song is there in
+    /// half the output frames.
+    func testThePositionReadsAsBarAndBeat() throws {
+        let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
+        XCTAssertEqual(player.barPosition, MIDIBarMap.Position(bar: 1, beat: 1, beatsPerBar: 4))
+        player.play()
+        _ = run(player, frames: 239_999, block: 64)
+        XCTAssertEqual(player.positionFrame, 239_999)
+        XCTAssertEqual(player.barPosition, MIDIBarMap.Position(bar: 3, beat: 1, beatsPerBar: 3))
+        _ = run(player, frames: 1, block: 1)
+        XCTAssertEqual(player.barPosition, MIDIBarMap.Position(bar: 3, beat: 2, beatsPerBar: 3))
+
+        let fast = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
+        fast.tempoScale = 2
+        fast.play()
+        _ = run(fast, frames: 120_000, block: 333)
+        XCTAssertEqual(fast.positionFrame, 240_000)
+        XCTAssertEqual(fast.barPosition, MIDIBarMap.Position(bar: 3, beat: 2, beatsPerBar: 3))
+    }
+
+    /// A seek by seconds lands on the nearest frame: 2.5 s is frame 120 000,
+    /// beat 1 of bar 2 (which starts at 96 000); bar 3's kick follows 91 200 frames on.
+    func testASeekBySecondsLandsOnItsFrame() throws {
+        let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
+        try player.seek(toSeconds: 2.5)
+        _ = run(player, frames: 64, block: 64)
+        XCTAssertEqual(player.state, .paused)
+        XCTAssertEqual(player.positionFrame, 120_000)
+        XCTAssertEqual(player.barPosition, MIDIBarMap.Position(bar: 2, beat: 1, beatsPerBar: 4))
+        player.resume()
+        let events = run(player, frames: 100_000, block: 64)
+        XCTAssertEqual(noteOns(events, channel: 9).first?.frame, frame(Self.barTicks[2]) - 120_000)
+    }
+
     func testBadPlacesAreRefusedWithTheirReason() {
         let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
         XCTAssertThrowsError(try player.seek(toBar: 7)) { XCTAssertEqual($0 as? MIDITransportError, .barOutOfRange(bar: 7, barCount: 6)) }
