@@ -152,10 +152,15 @@ extension MIDIFilePlayer {
     /// map and the time signatures); nil for an SMPTE-timed song.
     /// - Thread: any (for the screen)
     /// - Realtime: safe, not allocating; not meant for the audio thread (a binary search of the maps)
-    public var barPosition: MIDIBarMap.Position? {
+    public var barPosition: MIDIBarMap.Position? { barPosition(atFrame: positionFrame) }
+
+    /// The bar and beat of song frame `frame` (tempo scale 1), for showing a
+    /// loop section's bounds; nil for an SMPTE-timed song.
+    /// - Thread: any
+    /// - Realtime: safe, not allocating; not meant for the audio thread (a binary search of the maps)
+    public func barPosition(atFrame frame: Int64) -> MIDIBarMap.Position? {
         guard let barMap else { return nil }
-        let frame = Int(clamping: positionFrame)
-        return barMap.position(atTick: tempoMap.lastTick(atOrBeforeSampleFrame: frame, sampleRate: sampleRate))
+        return barMap.position(atTick: tempoMap.lastTick(atOrBeforeSampleFrame: Int(clamping: frame), sampleRate: sampleRate))
     }
 
     // MARK: Control thread: the arithmetic

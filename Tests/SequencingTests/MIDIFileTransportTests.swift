@@ -269,6 +269,7 @@ final class MIDIFileTransportTests: XCTestCase {
             let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
             try player.setLoopSection(startBar: 2, endBar: 4)
             XCTAssertEqual(player.loopSection, Int64(bar2)..<Int64(bar4))
+            XCTAssertEqual(player.barPosition(atFrame: Int64(bar4)), MIDIBarMap.Position(bar: 4, beat: 1, beatsPerBar: 3))
             player.play()
             let events = run(player, frames: bar4 + 3 * length + 100, block: block)
             var kicks = [0, bar2, frame(Self.barTicks[2])]
