@@ -37,7 +37,9 @@ extension MIDIFilePlayer {
             let endDue = Int(((Double(passEnd) - songBase) / scale).rounded(.up))
             let reachesEnd = endDue < cycleEnd
             let wraps = inSection || isLooping
-            let reserve = heldNotes.count + Self.releaseMargin + (wraps ? max(sectionChaseCount, startChaseCount) : 0)
+            // (At most half the buffer, so a small buffer still plays the song.)
+            let reserve = min(heldNotes.count + Self.releaseMargin + (wraps ? max(sectionChaseCount, startChaseCount) : 0),
+                              buffer.capacity / 2)
             var bufferFull = false
             while cursor < eventCount {
                 let event = events[cursor]
@@ -110,7 +112,8 @@ extension MIDIFilePlayer {
             case .seek(_, _, let chase): chaseCount = chase.messageCount
             default: chaseCount = 0
             }
-            guard buffer.freeSpace >= heldNotes.count + Self.releaseMargin + chaseCount else { return }
+            // What can never fit waits for an empty cycle and goes then, its excess dropped and counted.
+            guard buffer.freeSpace >= min(heldNotes.count + Self.releaseMargin + chaseCount, buffer.capacity) else { return }
             _ = commands.pop()
             apply(command, cycleStart: cycleStart, into: buffer)
         }

@@ -69,8 +69,9 @@ final class MIDIFileTransportTests: XCTestCase {
 
     /// Runs the player's cycles through a scheduler, `block` frames a cycle,
     /// calling `beforeCycle` with each cycle's first frame; returns every message at its frame.
-    private func run(_ player: MIDIFilePlayer, frames: Int, block: Int, beforeCycle: (Int) -> Void = { _ in }) -> [Timed] {
-        let scheduler = MIDIScheduler(ports: [], filePlayer: player, watchdogSeconds: 0)
+    private func run(_ player: MIDIFilePlayer, frames: Int, block: Int, eventCapacity: Int = 2048,
+                     beforeCycle: (Int) -> Void = { _ in }) -> [Timed] {
+        let scheduler = MIDIScheduler(ports: [], filePlayer: player, watchdogSeconds: 0, eventCapacity: eventCapacity)
         var out: [Timed] = []
         var start = 0
         while start < frames {
@@ -253,6 +254,18 @@ final class MIDIFileTransportTests: XCTestCase {
         XCTAssertNil(timecode.barPosition)
         XCTAssertThrowsError(try timecode.seek(toBar: 1)) { XCTAssertEqual($0 as? MIDITransportError, .noBarsInTimecodeSong) }
         XCTAssertNoThrow(try timecode.seek(toSeconds: 2))
+    }
+
+    /// An event buffer too small for the song's starting state (16 events a
+    /// cycle): play still starts, the state filling its first cycle (what
+    /// does not fit is dropped, never waited for forever), so the first kick
+    /// comes a cycle late, whole, and the song then plays on time.
+    func testATinyEventBufferStillPlaysTheSong() throws {
+        let player = MIDIFilePlayer(file: Self.song(), sampleRate: rate)
+        player.play()
+        let events = run(player, frames: frame(Self.barTicks[2]) + 10, block: 64, eventCapacity: 16)
+        XCTAssertEqual(player.state, .playing)
+        XCTAssertEqual(noteOns(events, channel: 9).map(\.frame), [64, frame(Self.barTicks[1]), frame(Self.barTicks[2])])
     }
 
     // MARK: Loop section
