@@ -1,3 +1,4 @@
+import Foundation
 import MIDI
 import Sequencing
 import XCTest
@@ -228,6 +229,71 @@ final class MIDIFileTransportTests: XCTestCase {
         player.resume()
         let events = run(player, frames: 100_000, block: 64)
         XCTAssertEqual(noteOns(events, channel: 9).first?.frame, frame(Self.barTicks[2]) - 120_000)
+    }
+
+    /// Busker's demo song (a real file, 70 s of piano and melody), sought to
+    /// each of its bars: from there on the notes are those of the song played
+    /// from the top, at the same distances from the bar (less the note-offs of
+    /// notes struck before it), and the channels' program, bank, controllers,
+    /// pedal and bend after the seek's first frame are those the song played
+    /// from the top has on that frame (the demo sets programs only; the
+    /// fixture's chase is checked above).
+    func testEverySeekIntoTheDemoSongSoundsAsPlayingFromTheTop() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sounds/demo/busker-demo.mid").path
+        let file = try StandardMIDIFile(contentsOfFile: path)
+        let whole = MIDIFilePlayer(file: file, sampleRate: rate)
+        whole.play()
+        let length = Int(whole.lengthFrames)
+        let top = run(whole, frames: length + 10, block: 256)
+        func isNote(_ message: MIDIMessage) -> Bool {
+            switch message { case .noteOn, .noteOff: return true; default: return false }
+        }
+        /// What a receiver keeps per channel, from the messages up to `frame`.
+        func state(_ events: [Timed], through frame: Int) -> [String: Int] {
+            var kept: [String: Int] = [:]
+            for event in events where event.frame <= frame {
+                switch event.message {
+                case .programChange(let channel, let program): kept["\(channel) program"] = Int(program)
+                case .pitchBend(let channel, let value): kept["\(channel) bend"] = Int(value)
+                case .controlChange(let channel, let controller, let value) where [0, 1, 7, 10, 11, 32, 64, 91, 93].contains(controller):
+                    kept["\(channel) cc \(controller)"] = Int(controller == 64 && value < 64 ? 0 : value)
+                default: break
+                }
+            }
+            return kept.filter { !($0.key.hasSuffix("cc 64") && $0.value == 0) }
+        }
+        let bars = try XCTUnwrap(whole.barCount)
+        XCTAssertGreaterThan(bars, 8)
+        var barsWithNotes = 0
+        for bar in 1...bars {
+            let barFrame = Int(try whole.frame(ofBar: bar))
+            let player = MIDIFilePlayer(file: file, sampleRate: rate)
+            try player.seek(toBar: bar)
+            player.resume()
+            let sought = run(player, frames: length - barFrame + 10, block: 256)
+            var struckAfter = Set<String>()
+            var expected: [Timed] = []
+            for event in top where event.frame >= barFrame && isNote(event.message) {
+                guard case .noteOn(let channel, let note, let velocity) = event.message, velocity > 0 else {
+                    let key: String
+                    switch event.message {
+                    case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _): key = "\(channel) \(note)"
+                    default: continue
+                    }
+                    if struckAfter.remove(key) != nil { expected.append(Timed(frame: event.frame - barFrame, message: event.message)) }
+                    continue
+                }
+                struckAfter.insert("\(channel) \(note)")
+                expected.append(Timed(frame: event.frame - barFrame, message: event.message))
+            }
+            XCTAssertEqual(sought.filter { isNote($0.message) }, expected, "bar \(bar)")
+            XCTAssertEqual(state(sought, through: 0), state(top, through: barFrame), "bar \(bar)")
+            XCTAssertFalse(bar > 1 && state(top, through: barFrame).isEmpty, "bar \(bar): a state to compare")
+            if !expected.isEmpty { barsWithNotes += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(barsWithNotes, bars - 1, "notes to compare after nearly every bar")
+        print("demo song: \(bars) bars, \(state(top, through: length).count) values kept at its end: \(state(top, through: length).keys.sorted())")
     }
 
     func testBadPlacesAreRefusedWithTheirReason() {
