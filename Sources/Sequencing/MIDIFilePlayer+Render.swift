@@ -52,18 +52,7 @@ extension MIDIFilePlayer {
                     break
                 }
                 let offset = min(frameCount - 1, done + max(0, due - sinceBase))
-                transposer.translate(event.message, semitones: semitones) { message in
-                    switch message {
-                    case .noteOff(let channel, let note, _), .noteOn(let channel, let note, 0):
-                        // A note-off for a note the player did not start (a seek
-                        // landed after its note-on) would end someone else's.
-                        guard heldNotes.isHeld(channel: channel, note: note) else { return }
-                    default:
-                        break
-                    }
-                    heldNotes.observe(message, at: cycleStart + Int64(offset))
-                    buffer.insert(message, at: offset)
-                }
+                send(event.message, at: offset, semitones: semitones, cycleStart: cycleStart, into: buffer)
                 cursor += 1
             }
             guard reachesEnd && !bufferFull else {
@@ -71,18 +60,7 @@ extension MIDIFilePlayer {
                 break
             }
             let endOffset = done + max(0, endDue - sinceBase)
-            let at = min(endOffset, frameCount - 1)
-            releaseHeld(at: at, cycleStart: cycleStart, into: buffer)
-            if inSection {
-                jump(to: sectionStart, cursor: sectionCursor, chase: sectionChase, at: at, cycleStart: cycleStart, into: buffer)
-            } else if isLooping && lengthFrames > 0 {
-                jump(to: 0, cursor: 0, chase: startChase, at: at, cycleStart: cycleStart, into: buffer)
-            } else {
-                rewind()
-                playing = false
-                stateValue.store(State.finished.rawValue, ordering: .releasing)
-                break
-            }
+            guard goOn(afterPassEndingAt: min(endOffset, frameCount - 1), inSection: inSection, cycleStart: cycleStart, into: buffer) else { break }
             // The next pass starts on the frame where this one ended. It makes
             // progress: a pass starts before its end (a section's start is
             // before its end; the song is at least one frame long), so it ends
@@ -90,6 +68,45 @@ extension MIDIFilePlayer {
             done = endOffset
         }
         positionValue.store(Int64(songBase + Double(sinceBase) * scale), ordering: .relaxed)
+    }
+
+    /// Sends one of the song's messages at `offset`, transposed, noted in
+    /// `heldNotes`; a note-off for a note the player did not start (a seek
+    /// landed after its note-on) is not sent: it would end someone else's.
+    /// - Thread: audio
+    /// - Realtime: safe
+    private func send(_ message: MIDIMessage, at offset: Int, semitones: Int, cycleStart: Int64, into buffer: MIDIEventBuffer) {
+        transposer.translate(message, semitones: semitones) { message in
+            switch message {
+            case .noteOff(let channel, let note, _), .noteOn(let channel, let note, 0):
+                guard heldNotes.isHeld(channel: channel, note: note) else { return }
+            default:
+                break
+            }
+            heldNotes.observe(message, at: cycleStart + Int64(offset))
+            buffer.insert(message, at: offset)
+        }
+    }
+
+    /// At the end of a pass (the section's end or the song's), at `offset`:
+    /// ends the held notes and goes on from the section's start or the
+    /// song's (looping), or finishes.
+    /// - Returns: whether the song goes on.
+    /// - Thread: audio
+    /// - Realtime: safe
+    private func goOn(afterPassEndingAt offset: Int, inSection: Bool, cycleStart: Int64, into buffer: MIDIEventBuffer) -> Bool {
+        releaseHeld(at: offset, cycleStart: cycleStart, into: buffer)
+        if inSection {
+            jump(to: sectionStart, cursor: sectionCursor, chase: sectionChase, at: offset, cycleStart: cycleStart, into: buffer)
+        } else if isLooping && lengthFrames > 0 {
+            jump(to: 0, cursor: 0, chase: startChase, at: offset, cycleStart: cycleStart, into: buffer)
+        } else {
+            rewind()
+            playing = false
+            stateValue.store(State.finished.rawValue, ordering: .releasing)
+            return false
+        }
+        return true
     }
 
     /// Note-offs (and sustain lifts) at `offset` for every note the song holds.
