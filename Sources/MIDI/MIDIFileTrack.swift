@@ -26,4 +26,13 @@ public struct MIDIFileTrack: Equatable, Hashable, Sendable {
             return nil
         }
     }
+
+    /// The time signatures of this track as (tick, numerator, power of two of
+    /// the denominator), in order: 6/8 is (6, 3).
+    public var timeSignatures: [(tick: Int, numerator: UInt8, denominatorPowerOfTwo: UInt8)] {
+        events.compactMap { event in
+            if case .meta(.timeSignature(let numerator, let power, _, _)) = event.kind { return (event.tick, numerator, power) }
+            return nil
+        }
+    }
 }

@@ -84,6 +84,29 @@ public struct MIDITempoMap: Equatable, Hashable, Sendable {
         return Int(clamping: numerator / unitsPerSecond)
     }
 
+    /// The last tick that falls at or before sample frame `frame` (the inverse
+    /// of ``sampleFrame(atTick:sampleRate:)``, so a tick's own frame gives that
+    /// tick or a later one at the same frame); 0 for frames before the start.
+    /// A binary search on ``sampleFrame(atTick:sampleRate:)``, exact and
+    /// consistent with it.
+    public func lastTick(atOrBeforeSampleFrame frame: Int, sampleRate: Int) -> Int {
+        precondition(sampleRate > 0, "sample rate must be positive")
+        // Ticks beyond 2^62 lie past any real song; a map where they all fall at frame 0 (tempo 0) stops there.
+        let limit = 1 << 62
+        var low = 0, high = 1
+        while sampleFrame(atTick: high, sampleRate: sampleRate) <= frame {
+            low = high
+            guard high < limit else { return low }
+            high *= 2
+        }
+        // sampleFrame(low) <= frame < sampleFrame(high), or low is 0 and frame is before the start.
+        while high - low > 1 {
+            let mid = low + (high - low) / 2
+            if sampleFrame(atTick: mid, sampleRate: sampleRate) <= frame { low = mid } else { high = mid }
+        }
+        return low
+    }
+
     /// The tempo in effect at `tick`, in microseconds per quarter note
     /// (the default 500 000 for SMPTE division, where tempo does not apply).
     public func microsecondsPerQuarterNote(atTick tick: Int) -> UInt32 {

@@ -1,6 +1,7 @@
 import Engine
 import MIDI
 import Sequencing
+import Synchronization
 
 /// A test instrument whose output shows exactly when its notes are on: each
 /// held note adds velocity / 127 to every frame (channel ignored). A note-on at
@@ -10,6 +11,10 @@ final class GateInstrument: AudioNode {
     private let events: MIDIEventBuffer
     private var level = [Float](repeating: 0, count: 128)
     private var sum: Float = 0
+    /// The allocation counter's negative control: when set, the next render
+    /// allocates once on the render thread (and clears it).
+    let allocateOnce = Atomic<Bool>(false)
+    private var kept: [Int] = []
 
     init(events: MIDIEventBuffer) {
         self.events = events
@@ -24,8 +29,12 @@ final class GateInstrument: AudioNode {
         sum = 0
     }
 
-    /// - Realtime: safe.
+    /// - Realtime: safe, but for the negative control (`allocateOnce`).
     override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        if allocateOnce.load(ordering: .acquiring) {
+            kept = [Int](repeating: sum > 0 ? 1 : 2, count: 8)
+            allocateOnce.store(false, ordering: .releasing)
+        }
         let out = output[0]
         var frame = 0
         for index in 0..<events.count {
