@@ -37,6 +37,11 @@ public final class AudioSession {
     public let midi: MIDISources?
     /// The song, placed at the granted rate.
     public let player: MIDIFilePlayer?
+    /// The backing song's transport, MIDI or audio (a stage's `--song`, `busker play`'s song).
+    public var song: (any SongTransport)? {
+        if case let .stage(stage) = chain { return stage.songTransport }
+        return player
+    }
     /// The first take's path (`--record`), checked before the driver opened.
     private let firstTake: String?
     /// Whether audio started: a session that never started has no mic to turn off.
@@ -103,8 +108,7 @@ public final class AudioSession {
                 throw SessionError.failed(error.description)
             }
         }
-        player?.play()
-        if case let .stage(stage) = chain { stage.performance?.play() }
+        startSong()
         for line in startLines { output.line("busker \(setup.command): \(line)") }
         // Every stop or loss closes the take (the state machine's finalize effect comes after the audio stopped).
         // A close left running on its thread holds its render thread in the dead library, if
@@ -149,8 +153,7 @@ public final class AudioSession {
     public func runFile(isInterrupted: () -> Bool = { false }) throws -> FileRenderDriver.Report {
         guard case let .file(driver) = opened else { throw SessionError.failed("\(setup.command): not a file session") }
         let plan = try chain.compile(spec: driver.processSpec)
-        player?.play()
-        if case let .stage(stage) = chain { stage.performance?.play() }
+        startSong()
         defer { chain.collectRetired() }
         // The session's engine: a stage's MIDI schedulers are attached to it.
         return try driver.run(engine: engine, isInterrupted: isInterrupted) { _, _ in (plan, chain.latencyFrames) }
@@ -202,6 +205,17 @@ public final class AudioSession {
 
     // MARK: Steps
 
+    /// The song from the top, or from `--from`'s bar (where it waits paused),
+    /// and on files what the player plays.
+    private func startSong() {
+        if setup.sources.instruments?.fromBar != nil, let player {
+            player.resume()
+        } else {
+            song?.play()
+        }
+        if case let .stage(stage) = chain { stage.performance?.play() }
+    }
+
     /// What the session says once audio runs: what was granted, the
     /// instruments, MIDI, real-time scheduling and the take.
     private var startLines: [String] {
@@ -216,6 +230,9 @@ public final class AudioSession {
             lines.append("keys: \(stage.keys.summary)")
             if let song = stage.song, let name = setup.sources.instruments?.songName {
                 lines.append("song: \(name) on its own sampler (\(song.memorySummary))")
+            }
+            if let backing = stage.backing, let name = setup.sources.instruments?.songName {
+                lines.append("song: \(name), \(String(format: "%.1f", backing.durationSeconds)) s streamed from disk")
             }
         default:
             // A sound server's client counts Busker's own latency already.
@@ -241,11 +258,28 @@ public final class AudioSession {
             // The SoundFont, the kit and an instrument the font names are found before the song is read.
             try instruments.options.resolveFiles()
             setup.sources.instruments = instruments
-            song = try instruments.songPath.map { try SongFile(path: $0) }
+            // A stage's song may be audio: checked by opening it, and streamed once the rate is known.
+            let audioSong = setup.sources.strips != nil && instruments.songPath.map { !SongFile.looksLikeMIDI(path: $0) } == true
+            if audioSong, let path = instruments.songPath {
+                do {
+                    _ = try SoundFileReader(path: path)
+                } catch {
+                    throw SessionError.failed(error.description)
+                }
+            } else {
+                song = try instruments.songPath.map { try SongFile(path: $0) }
+            }
             // The server's rate is known once the client is open; any rate reads the file the same.
             var checkRate = 48000
             if case .alsa(let alsa) = setup.driver { checkRate = alsa.sampleRate }
-            _ = try song?.player(sampleRate: checkRate)
+            let checked = try song?.player(sampleRate: checkRate)
+            if let bar = instruments.fromBar, let checked {
+                do {
+                    try checked.seek(toBar: bar)
+                } catch {
+                    throw SessionError.invalidRequest("--from \(bar): \(error)")
+                }
+            }
             if let warning = song?.warning { output.warning("busker \(setup.command): warning: \(warning)") }
             performance = try instruments.performancePath.map { try SongFile(path: $0) }
             _ = try performance?.player(sampleRate: checkRate)
@@ -301,10 +335,29 @@ public final class AudioSession {
         let keys = try InstrumentParts(options: instruments.options, ports: setup.sources.midi?.ports ?? [],
                                        player: try performance?.player(sampleRate: format.sampleRate), sampleRate: rate)
         var songParts: InstrumentParts?
+        var backing: BackingTrackNode?
+        if song == nil, let path = instruments.songPath {
+            do {
+                // On files the render waits for the reader; on devices a late disk is an underrun, counted.
+                backing = try BackingTrackNode(path: path, sampleRate: format.sampleRate,
+                                               pacing: setup.driver.isOffline ? .offline : .realtime)
+            } catch {
+                throw SessionError.failed(error.description)
+            }
+        }
         if let song {
             let player = try song.player(sampleRate: format.sampleRate)
             player.isLooping = instruments.loop
             player.tempoScale = Double(instruments.tempo)
+            player.transposeSemitones = instruments.transpose
+            if let bar = instruments.fromBar {
+                do {
+                    // Sought while stopped, the song waits paused at the bar; `start` resumes it.
+                    try player.seek(toBar: bar)
+                } catch {
+                    throw SessionError.invalidRequest("--from \(bar): \(error)")
+                }
+            }
             var options = instruments.options
             (options.instrument, options.program, options.bank) = (nil, nil, nil)
             options.drumSource = .soundFont
@@ -316,8 +369,8 @@ public final class AudioSession {
         let live = try LiveChain(inputChannelCount: max(1, format.inputChannels), settings: strips,
                                  outputChannelCount: format.outputChannels == 1 ? 1 : 2,
                                  limiterLookaheadMilliseconds: setup.sources.limiterLookaheadMilliseconds ?? 0,
-                                 parts: StageChain.parts(keys: keys, song: songParts))
-        return StageChain(live: live, keys: keys, song: songParts)
+                                 parts: StageChain.parts(keys: keys, song: songParts, backing: backing))
+        return StageChain(live: live, keys: keys, song: songParts, backing: backing)
     }
 
     /// The recording tap at the chain's end (seeing the scheduler's events

@@ -14,6 +14,10 @@ public struct SessionSources {
         public var songPath: String?
         public var loop = false
         public var tempo: Float = 1
+        /// The bar a MIDI song starts at (nil: the top).
+        public var fromBar: Int?
+        /// Semitones a MIDI song is moved by (channel 10 stays).
+        public var transpose = 0
         /// A Standard MIDI File played as if from the player's keyboard (the
         /// stage on files: what a MIDI keyboard would play live), or nil.
         public var performancePath: String?

@@ -1,4 +1,5 @@
 import CommandLineInterface
+import Foundation
 import MIDI
 import Sequencing
 
@@ -22,6 +23,20 @@ public struct SongFile {
         } catch {
             throw SessionError.failed(error.description)
         }
+    }
+
+    /// Whether `path` starts as a MIDI file does (an `MThd` chunk, or a RIFF
+    /// `RMID` around one); any other regular file given as a stage's song
+    /// is audio. What is not a regular file (a FIFO) is read as MIDI, as
+    /// `busker play` reads it, without being opened here.
+    public static func looksLikeMIDI(path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8](handle.readData(ofLength: 12))
+        return head.starts(with: Array("MThd".utf8)) || (head.starts(with: Array("RIFF".utf8)) && head.count == 12
+                                                         && Array(head[8..<12]) == Array("RMID".utf8))
     }
 
     /// What was skipped in a damaged file, in one line naming it

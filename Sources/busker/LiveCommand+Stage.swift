@@ -11,10 +11,14 @@ extension LiveCommand {
     the stage (the mic, instruments and a backing song at once; any of these makes one):
       --instrument NAME      the keyboard's sampler: a General MIDI name or number (piano,
                              "Electric Piano 1", 4…) or a preset of the SoundFont
-      --song FILE.mid        a backing song on a sampler of its own (the SoundFont's drums on
-                             its channel 10); it starts with the audio
-      --loop                 start the song again when it ends
-      --tempo SCALE          the song faster (2) or slower (0.5), 0.125…8 (default 1)
+      --song FILE            a backing song, starting with the audio: a MIDI file on a sampler
+                             of its own (the SoundFont's drums on its channel 10), or audio
+                             (WAV, FLAC, Ogg, MP3 at any rate) streamed from disk
+      --loop                 start the song again when it ends (a MIDI song)
+      --tempo SCALE          a MIDI song faster (2) or slower (0.5), 0.125…8 (default 1)
+      --from BAR             start a MIDI song at bar BAR (1 is the top), its programs and
+                             controllers as they are there
+      --transpose N          a MIDI song N semitones up or down, −24…24 (channel 10 stays)
       --part NAME:KEY=VALUE,…
                              a part's strip (repeatable): NAME keys, drums or song; keys
                              level (dB, −60…12), pan, mute, solo (on|off), reverb (send %)
@@ -30,11 +34,12 @@ extension LiveCommand {
     /// The options that make `busker live` a stage.
     static let stageOptions = ["instrument", "soundfont", "kit", "song", "program", "bank", "polyphony", "drums"]
 
+
     /// The stage's instruments from the command line, or nil when none is asked for.
     /// - Throws: `CommandLineError.usage` for a bad value.
     static func stageInstruments(_ args: ArgumentScanner, onFiles: Bool) throws -> SessionSources.Instruments? {
         guard stageOptions.contains(where: { args.string($0) != nil }) || args.has("no-drums") else {
-            for option in ["loop", "tempo", "part", "control-midi", "control-midi-in"] where args.has(option) || args.string(option) != nil {
+            for option in ["loop", "tempo", "part", "control-midi", "control-midi-in", "from", "transpose"] where args.has(option) || args.string(option) != nil {
                 throw CommandLineError.usage("--\(option) is for the stage: add --instrument NAME (or --song, --kit)")
             }
             return nil
@@ -45,6 +50,14 @@ extension LiveCommand {
         if let tempo = try args.float("tempo") {
             guard (0.125...8).contains(tempo) else { throw CommandLineError.usage("--tempo \(tempo) is out of range 0.125…8") }
             instruments.tempo = tempo
+        }
+        instruments.fromBar = try args.int("from", in: 1...100_000)
+        instruments.transpose = try args.int("transpose", in: -24...24) ?? 0
+        if let path = instruments.songPath, !SongFile.looksLikeMIDI(path: path) {
+            for option in ["from", "transpose", "tempo"] where args.string(option) != nil {
+                throw CommandLineError.usage("--\(option) is for a MIDI song; '\(path)' is audio")
+            }
+            if instruments.loop { throw CommandLineError.usage("--loop is for a MIDI song; '\(path)' is audio") }
         }
         if onFiles { instruments.performancePath = args.string("midi-in") }
         return instruments

@@ -16,12 +16,18 @@ public final class StageChain {
     public let keys: InstrumentParts
     /// The backing song's own sampler; nil without a MIDI song.
     public let song: InstrumentParts?
+    /// An audio backing track streamed from disk; nil without one.
+    public let backing: BackingTrackNode?
 
-    public init(live: LiveChain, keys: InstrumentParts, song: InstrumentParts?) {
+    public init(live: LiveChain, keys: InstrumentParts, song: InstrumentParts?, backing: BackingTrackNode? = nil) {
         self.live = live
         self.keys = keys
         self.song = song
+        self.backing = backing
     }
+
+    /// The backing song's transport: the MIDI song's player or the audio track.
+    public var songTransport: (any SongTransport)? { song?.scheduler.filePlayer ?? backing }
 
     /// What the player plays from a file (the stage on files), on the keys' scheduler.
     public var performance: MIDIFilePlayer? { keys.scheduler.filePlayer }
@@ -33,12 +39,14 @@ public final class StageChain {
     }
 
     /// The parts a stage has for these instruments: the keyboard's sampler
-    /// ("keys", with its sends), the kit ("drums") and the song's sampler ("song").
+    /// ("keys", with its sends), the kit ("drums") and the backing song
+    /// ("song": its sampler, or the audio track).
     /// - Realtime: unsafe (allocates). Control thread.
-    public static func parts(keys: InstrumentParts, song: InstrumentParts?) -> [StagePart] {
+    public static func parts(keys: InstrumentParts, song: InstrumentParts?, backing: BackingTrackNode? = nil) -> [StagePart] {
         var parts = [StagePart(name: "keys", source: keys.sampler, hasSends: true)]
         if let drums = keys.drums { parts.append(StagePart(name: "drums", source: drums)) }
         if let song { parts.append(StagePart(name: "song", source: song.sampler, hasSends: true)) }
+        if let backing { parts.append(StagePart(name: "song", source: backing)) }
         return parts
     }
 
