@@ -38,6 +38,9 @@ public final class SessionRunner {
     /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
     /// (left to a detached thread; a dead sound server's library waiting on it).
     public private(set) var closesLeftRunning = 0
+    /// The engine's block count when audio last started, until a block has
+    /// gone through since (then `.firstPeriod` is sent); nil when none is awaited.
+    private var blocksAtStart: Int?
     private var processing = false
     private var queued: [SessionEvent] = []
 
@@ -127,6 +130,7 @@ public final class SessionRunner {
         for signal in takeSignals() { send(.signal(signal)) }
         if !driverClosed {
             for event in watch.poll(driver) { send(event) }
+            reportFirstPeriod()
         }
         if Date().timeIntervalSince(lastDevicePoll) >= 1 {
             lastDevicePoll = Date()
@@ -134,6 +138,14 @@ public final class SessionRunner {
         }
         tellSilencedAudio()
         engine.collectRetiredPlans()
+    }
+
+    /// Sends `.firstPeriod` once the engine has rendered a block since the
+    /// last start: only then is audio said to be back.
+    private func reportFirstPeriod() {
+        guard let base = blocksAtStart, engine.renderedBlockCount != base else { return }
+        blocksAtStart = nil
+        send(.firstPeriod)
     }
 
     /// Says when the engine silenced blocks that held NaN, infinite or absurd
@@ -172,6 +184,7 @@ public final class SessionRunner {
         case let .resumeAudio(route):
             guard route == machine.route else { return refuse(route) }
             watch.reset()
+            blocksAtStart = engine.renderedBlockCount
             do {
                 try driver.resumeAfterSuspend(engine: engine)
                 send(.started)
@@ -275,6 +288,7 @@ public final class SessionRunner {
         // A stalled loop is still waiting for a period: end it before starting again.
         driver.stop()
         watch.reset()
+        blocksAtStart = engine.renderedBlockCount
         do {
             if case .suspended? = driver.stopReason {
                 try driver.resumeAfterSuspend(engine: engine)

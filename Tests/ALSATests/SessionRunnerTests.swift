@@ -169,6 +169,7 @@ final class SessionRunnerTests: XCTestCase {
         XCTAssertEqual(runner.state, .interrupted(.deviceTaken, micLive: true))
         runner.pollDevices()
         XCTAssertEqual(reopens, 2)
+        poll(runner) { runner.state == .running(micLive: true) }
         XCTAssertEqual(runner.state, .running(micLive: true))
         XCTAssertTrue(runner.driver.isRunning)
     }
@@ -226,7 +227,7 @@ final class SessionRunnerTests: XCTestCase {
         defer { runner.close() }
         runner.send(.userStart)
         XCTAssertEqual(runner.state, .running(micLive: true))
-        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 }
+        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 && runner.state == .running(micLive: true) }
         XCTAssertEqual(reopened.count, 1, "the route opened once more: \(runner.notices)")
         XCTAssertTrue(first.isClosed, "the stuck stream was let go")
         XCTAssertEqual(prepares.count.load(ordering: .relaxed), 2, "one restart of the stream: \(runner.notices)")
@@ -240,6 +241,11 @@ final class SessionRunnerTests: XCTestCase {
         let said = restarts.first ?? ""
         XCTAssertTrue(said.hasPrefix("no audio period in 0.") && said.hasSuffix(" s from \(pcm); restarting the streams (1 of 3)"), said)
         XCTAssertFalse(runner.notices.contains { $0.contains("lost") }, "\(runner.notices)")
+        // Said once, after the restart's line: the restarted stream's periods came.
+        XCTAssertEqual(runner.notices.filter { $0.hasPrefix("audio is back") }, ["audio is back on \(pcm)"], "\(runner.notices)")
+        let back = runner.notices.firstIndex { $0.hasPrefix("audio is back") } ?? -1
+        let restarted = runner.notices.firstIndex { $0.contains("restarting the streams") } ?? Int.max
+        XCTAssertGreaterThan(back, restarted, "\(runner.notices)")
     }
 
     /// A stream that gives no first period however often it is restarted:
@@ -270,6 +276,8 @@ final class SessionRunnerTests: XCTestCase {
         }
         XCTAssertEqual(finalized, 1)
         XCTAssertTrue(runner.driver.isClosed, "the lost device was let go")
+        // No restart gave a period: audio was never said to be back.
+        XCTAssertFalse(runner.notices.contains { $0.contains("audio is back") }, "\(runner.notices)")
     }
 
     /// A restart for want of a first period whose close does not return
