@@ -11,8 +11,8 @@ public enum SessionEvent: Hashable, Sendable {
     /// The start or restart the session asked for worked: the devices run
     /// on the route; their first period may still be on its way.
     case started
-    /// A period went through the engine since the last start: audio really
-    /// flows (the runner sees the engine's block count move).
+    /// A period has gone all the way through since the last start: audio
+    /// really flows (the runner polls `AudioDriver.completedPeriodSinceStart`).
     case firstPeriod
     /// The start or restart failed.
     case startFailed(StartFailure)

@@ -38,9 +38,8 @@ public final class SessionRunner {
     /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
     /// (left to a detached thread; a dead sound server's library waiting on it).
     public private(set) var closesLeftRunning = 0
-    /// The engine's block count when audio last started, until a block has
-    /// gone through since (then `.firstPeriod` is sent); nil when none is awaited.
-    private var blocksAtStart: Int?
+    /// Audio was started and no period has gone through since (then `.firstPeriod` is sent).
+    private var awaitingFirstPeriod = false
     private var processing = false
     private var queued: [SessionEvent] = []
 
@@ -140,11 +139,13 @@ public final class SessionRunner {
         engine.collectRetiredPlans()
     }
 
-    /// Sends `.firstPeriod` once the engine has rendered a block since the
-    /// last start: only then is audio said to be back.
+    /// Sends `.firstPeriod` once a period has gone all the way through
+    /// since the last start (read, rendered and written: a rendered period
+    /// whose write waits on a stuck playback PCM is not audio back): only
+    /// then is audio said to be back.
     private func reportFirstPeriod() {
-        guard let base = blocksAtStart, engine.renderedBlockCount != base else { return }
-        blocksAtStart = nil
+        guard awaitingFirstPeriod, driver.completedPeriodSinceStart else { return }
+        awaitingFirstPeriod = false
         send(.firstPeriod)
     }
 
@@ -184,11 +185,12 @@ public final class SessionRunner {
         case let .resumeAudio(route):
             guard route == machine.route else { return refuse(route) }
             watch.reset()
-            blocksAtStart = engine.renderedBlockCount
+            awaitingFirstPeriod = true
             do {
                 try driver.resumeAfterSuspend(engine: engine)
                 send(.started)
             } catch {
+                awaitingFirstPeriod = false
                 send(.startFailed(startFailure(error)))
             }
         case let .restartStreams(route):
@@ -288,7 +290,7 @@ public final class SessionRunner {
         // A stalled loop is still waiting for a period: end it before starting again.
         driver.stop()
         watch.reset()
-        blocksAtStart = engine.renderedBlockCount
+        awaitingFirstPeriod = true
         do {
             if case .suspended? = driver.stopReason {
                 try driver.resumeAfterSuspend(engine: engine)
@@ -297,6 +299,7 @@ public final class SessionRunner {
             }
             send(.started)
         } catch {
+            awaitingFirstPeriod = false
             send(.startFailed(startFailure(error)))
         }
     }
