@@ -15,12 +15,13 @@ public final class SoundFileReader {
     /// Frames the file holds.
     public let frameCount: Int64
     private let handle: OpaquePointer
+    /// The descriptor it reads through when made from one (closed with it).
+    private let descriptor: Int32?
 
     /// - Parameter acceptsTruncation: a file whose header promises more
     ///   frames than it holds (a take cut short) is read as far as it goes
     ///   (`frameCount` is then what the file holds) instead of refused.
-    public init(path: String, acceptsTruncation: Bool = false) throws(AudioFileError) {
-        self.path = path
+    public convenience init(path: String, acceptsTruncation: Bool = false) throws(AudioFileError) {
         var st = stat()
         if stat(path, &st) != 0 {
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
@@ -35,23 +36,48 @@ public final class SoundFileReader {
             }
             throw .cannotOpen(path: path, reason: reason)
         }
+        try self.init(handle: h, info: info, descriptor: nil, path: path, acceptsTruncation: acceptsTruncation)
+    }
+
+    /// Reads through `descriptor`, a file already opened and checked (a
+    /// regular file, found so by `fstat` on the descriptor itself, so that
+    /// nothing can swap the path for a FIFO between the check and the read).
+    /// The reader owns the descriptor from here: it is closed with the
+    /// reader, or at once when this throws. `path` names the file in errors.
+    public convenience init(descriptor: Int32, path: String) throws(AudioFileError) {
+        var info = SF_INFO()
+        guard let h = sf_open_fd(descriptor, Int32(SFM_READ), &info, 0) else {
+            close(descriptor)
+            throw .cannotOpen(path: path, reason: SoundFileErrorText.clean(String(cString: sf_strerror(nil))))
+        }
+        try self.init(handle: h, info: info, descriptor: descriptor, path: path, acceptsTruncation: false)
+    }
+
+    /// Takes an open libsndfile handle (and the descriptor under it, if
+    /// ours), refusing what it would only half read. Every stored property
+    /// is set before a throw, so `deinit` runs then and closes both (once).
+    private init(handle h: OpaquePointer, info: SF_INFO, descriptor: Int32?, path: String,
+                 acceptsTruncation: Bool) throws(AudioFileError) {
+        self.path = path
         handle = h
+        self.descriptor = descriptor
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
         frameCount = info.frames
         if sampleRate <= 0 || channelCount <= 0 {
-            sf_close(h)
             throw .unsupported(path: path, reason: "no audio (rate \(sampleRate), \(channelCount) channels)")
         }
         // libsndfile quietly shortens a file whose data chunk runs past the end
         // of the file; a take cut short should be named, not played half.
         if !acceptsTruncation, let declared = Self.declaredFrames(handle: h), declared > frameCount {
-            sf_close(h)
             throw .truncated(path: path, declaredFrames: declared, presentFrames: frameCount)
         }
     }
 
-    deinit { sf_close(handle) }
+    deinit {
+        sf_close(handle)
+        if let descriptor { close(descriptor) }
+    }
 
     /// Reads up to `frames` interleaved frames into `buffer`; 0 at the end.
     /// - Thread: reader, control

@@ -3,7 +3,8 @@ import Foundation
 extension AudioDriver {
     /// Closes on a thread of its own (`device-release`) and waits for it at
     /// most `milliseconds`; a close that has not returned by then is left
-    /// to that thread, detached, holding the driver until it returns.
+    /// to that thread, detached, holding the driver until it returns
+    /// (counted in `DriverReleases.closesRunning` until then).
     /// - Returns: whether the close returned in time.
     /// - Thread: control
     /// - Realtime: unsafe (creates a thread, waits)
@@ -11,6 +12,7 @@ extension AudioDriver {
         let closing = DriverClosing(self)
         let thread = Thread { closing.run() }
         thread.name = "device-release"
+        DriverReleases.begin()
         thread.start()
         return closing.done.wait(timeout: .now() + .milliseconds(max(0, milliseconds))) == .success
     }
@@ -30,6 +32,7 @@ private final class DriverClosing: @unchecked Sendable {
     /// - Realtime: unsafe (closes devices)
     func run() {
         driver.close()
+        DriverReleases.end()
         done.signal()
     }
 }

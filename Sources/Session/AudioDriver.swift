@@ -70,6 +70,13 @@ public protocol AudioDriver: AnyObject {
     var stopDetail: String? { get }
     /// Xruns recovered since open.
     var xrunCount: Int { get }
+    /// Whether a period has gone all the way through since the last start
+    /// (captured, rendered and written; a sound server's cycle rendered):
+    /// when audio is said to be back (`SessionEvent.firstPeriod`). The
+    /// driver's `.noFirstPeriod` report comes only while this is false.
+    /// - Thread: control
+    /// - Realtime: safe (an atomic load)
+    var completedPeriodSinceStart: Bool { get }
     /// Two clocks bridged by an adaptive resampler: its measured drift and
     /// the latency now. nil when one clock paces both sides (or before start).
     var clockCorrection: ClockCorrection? { get }
@@ -134,6 +141,9 @@ extension AudioDriver {
 
     /// One clock: nothing to correct.
     public var clockCorrection: ClockCorrection? { nil }
+
+    /// No watch for a first period (files offline, a script): every start flows.
+    public var completedPeriodSinceStart: Bool { true }
 
     /// Resumes after a suspend, waiting up to five seconds for the devices.
     public func resumeAfterSuspend(engine: RenderEngine) throws {

@@ -8,8 +8,12 @@ public enum SessionEvent: Hashable, Sendable {
     /// The mic key (`busker live`).
     case micOn
     case micOff
-    /// Audio flows on the route (the start or restart the session asked for worked).
+    /// The start or restart the session asked for worked: the devices run
+    /// on the route; their first period may still be on its way.
     case started
+    /// A period has gone all the way through since the last start: audio
+    /// really flows (the runner polls `AudioDriver.completedPeriodSinceStart`).
+    case firstPeriod
     /// The start or restart failed.
     case startFailed(StartFailure)
     /// An xrun, already recovered by the driver within a period; `total` since open.

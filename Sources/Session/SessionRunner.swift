@@ -38,6 +38,8 @@ public final class SessionRunner {
     /// Closes that had not returned within `SessionPolicy.releaseMilliseconds`
     /// (left to a detached thread; a dead sound server's library waiting on it).
     public private(set) var closesLeftRunning = 0
+    /// Audio was started and no period has gone through since (then `.firstPeriod` is sent).
+    private var awaitingFirstPeriod = false
     private var processing = false
     private var queued: [SessionEvent] = []
 
@@ -127,6 +129,7 @@ public final class SessionRunner {
         for signal in takeSignals() { send(.signal(signal)) }
         if !driverClosed {
             for event in watch.poll(driver) { send(event) }
+            reportFirstPeriod()
         }
         if Date().timeIntervalSince(lastDevicePoll) >= 1 {
             lastDevicePoll = Date()
@@ -134,6 +137,16 @@ public final class SessionRunner {
         }
         tellSilencedAudio()
         engine.collectRetiredPlans()
+    }
+
+    /// Sends `.firstPeriod` once a period has gone all the way through
+    /// since the last start (read, rendered and written: a rendered period
+    /// whose write waits on a stuck playback PCM is not audio back): only
+    /// then is audio said to be back.
+    private func reportFirstPeriod() {
+        guard awaitingFirstPeriod, driver.completedPeriodSinceStart else { return }
+        awaitingFirstPeriod = false
+        send(.firstPeriod)
     }
 
     /// Says when the engine silenced blocks that held NaN, infinite or absurd
@@ -172,10 +185,12 @@ public final class SessionRunner {
         case let .resumeAudio(route):
             guard route == machine.route else { return refuse(route) }
             watch.reset()
+            awaitingFirstPeriod = true
             do {
                 try driver.resumeAfterSuspend(engine: engine)
                 send(.started)
             } catch {
+                awaitingFirstPeriod = false
                 send(.startFailed(startFailure(error)))
             }
         case let .restartStreams(route):
@@ -275,6 +290,7 @@ public final class SessionRunner {
         // A stalled loop is still waiting for a period: end it before starting again.
         driver.stop()
         watch.reset()
+        awaitingFirstPeriod = true
         do {
             if case .suspended? = driver.stopReason {
                 try driver.resumeAfterSuspend(engine: engine)
@@ -283,6 +299,7 @@ public final class SessionRunner {
             }
             send(.started)
         } catch {
+            awaitingFirstPeriod = false
             send(.startFailed(startFailure(error)))
         }
     }

@@ -11,7 +11,8 @@ public enum SessionState: Hashable, Sendable {
     case starting
     /// Audio flows.
     case running(micLive: Bool)
-    /// Bringing audio back on the chosen route (after a suspend, Ctrl-Z, a reconnect).
+    /// Bringing audio back on the chosen route (after a suspend, Ctrl-Z, a
+    /// reconnect, a restart of the streams), until its first period has gone through.
     case recovering(micLive: Bool)
     /// Audio is off for now; the session waits for the device or the user.
     case interrupted(InterruptionReason, micLive: Bool)

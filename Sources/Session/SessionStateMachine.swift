@@ -7,6 +7,9 @@
 /// - The output lost: stop at once, end every note, finalize the recording,
 ///   say so; never fall back to another output. With `--reconnect`, wait for
 ///   the *same* route instead of exiting (exit status 1 otherwise).
+/// - Audio that comes back (a resume, a reconnect, a restart of the
+///   streams) is said to be back once its first period has gone through,
+///   never when the start merely returned.
 /// - An interruption (suspend, Ctrl-Z, the device taken): audio comes back
 ///   by itself only with `--auto-resume`, only when the mic was live, and
 ///   only on the same route; otherwise the user starts it again.
@@ -112,7 +115,11 @@ public struct SessionStateMachine: Sendable {
 
     private func fromRecovering(micLive: Bool, _ event: SessionEvent) -> (SessionState, [SessionEffect]) {
         switch event {
-        case .started: return (.running(micLive: micLive), [.tell("audio is back on \(route)")])
+        // Said once a period has gone through, not when the start returns: a
+        // sound server's PCM or client may start and give none (the watchdog
+        // then restarts the streams or calls the device lost).
+        case .started: return (.recovering(micLive: micLive), [])
+        case .firstPeriod: return (.running(micLive: micLive), [.tell("audio is back on \(route)")])
         case .micOn: return (.recovering(micLive: true), [])
         case .micOff: return (.recovering(micLive: false), [])
         case let .formatChanged(format):
@@ -184,7 +191,7 @@ public struct SessionStateMachine: Sendable {
             return (same, [.tell(appeared(name))])
         case .serverRestarted:
             return (same, [.tell("the audio server is back")])
-        case .started, .startFailed, .xrun, .xrunStorm, .songEnded:
+        case .started, .firstPeriod, .startFailed, .xrun, .xrunStorm, .songEnded:
             return (same, [])
         }
     }
@@ -207,8 +214,8 @@ public struct SessionStateMachine: Sendable {
         case .serverRestarted:
             guard policy.reconnect else { return (same, [.tell("the audio server is back")]) }
             return (.recovering(micLive: micLive), [.tell("the audio server is back; restarting on \(route) (--reconnect)"), .startAudio(route)])
-        case .started, .startFailed, .xrun, .xrunStorm, .suspended, .stalled, .noFirstPeriod, .stallEnded, .deviceLost, .driverError,
-             .songEnded:
+        case .started, .firstPeriod, .startFailed, .xrun, .xrunStorm, .suspended, .stalled, .noFirstPeriod, .stallEnded, .deviceLost,
+             .driverError, .songEnded:
             return (same, [])
         }
     }

@@ -30,6 +30,15 @@ extension AudioDriverChoice {
                 }
                 options.clientName = clientName
             }
+            // jackd2 names a client's socket after the client as it names the server's after the
+            // server (jack_NAME_UID_0): a client named as its server replaces the server's socket,
+            // and no other client (jack_connect, qjackctl) reaches the server again.
+            let server = JACKDriver.defaultServerName
+            guard options.clientName != server else {
+                let given = args.string("name") != nil ? "--name '\(server)'" : "the client name 'busker' (the default)"
+                throw CommandLineError.usage("\(given) is the JACK server's name; a client named as its server cuts the server "
+                                             + "off from every other client: give --name another name")
+            }
             if let text = args.string("connect") {
                 guard let connections = JACKDriver.Connections(argument: text) else {
                     throw CommandLineError.usage("--connect '\(text)': expected \(JACKDriver.Connections.syntax)")
@@ -47,7 +56,8 @@ extension AudioDriverChoice {
       --driver alsa|jack     ALSA devices (default), or Busker as a JACK client (jackd, or
                              PipeWire through pw-jack): ports in_1…in_N, out_L, out_R; the
                              server sets the rate and buffer size; no server is an error
-      --name NAME            JACK client name (default busker; JACK renames on a clash)
+      --name NAME            JACK client name (default busker; JACK renames on a clash), never
+                             the server's name (that cuts the server off from other clients)
       --connect HOW          JACK patching: auto (inputs from the first physical capture ports,
                              out_L/out_R to the first two playback ports; the default), none
                              (patch in qjackctl, Carla, jack_connect), or PORT=OTHER,… with

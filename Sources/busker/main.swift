@@ -1,6 +1,7 @@
 import Chains
 import CommandLineInterface
 import Foundation
+import Session
 import Sessions
 
 /// busker: live voice, instruments and recording from a terminal.
@@ -23,25 +24,37 @@ func runCommand(_ arguments: [String]) throws {
     }
 }
 
+/// Leaves with `status`, standard output and error flushed, every take
+/// already finalized by the command. A device close still running on its
+/// `device-release` thread (libasound or libjack waiting on a dead sound
+/// server) may be inside that library: `exit` would run the libraries' exit
+/// handlers under it, which may wait on that close or free what it uses, so
+/// the process then leaves with `_exit`, running none.
+func leave(_ status: Int32) -> Never {
+    fflush(nil)  // every output stream
+    if DriverReleases.closesRunning > 0 { _exit(status) }
+    exit(status)
+}
+
 // `busker … | head`: a write to the closed pipe fails (EPIPE) instead of
 // killing busker with a take or an output file unfinished.
 StopSignals.ignoreBrokenPipes()
 do {
     try runCommand(Array(CommandLine.arguments.dropFirst()))
-    exit(0)
+    leave(0)
 } catch let error as CommandLineError {
     printError("busker: \(error.description)")
-    exit(error.exitCode)
+    leave(error.exitCode)
 } catch let error as SessionError {
     // A request the session cannot carry out is the command line's mistake (exit 2); a failure is 1.
     printError("busker: \(error.description)")
-    if case .invalidRequest = error { exit(2) }
-    exit(1)
+    if case .invalidRequest = error { leave(2) }
+    leave(1)
 } catch let chainError as ChainError {
     let error = CommandLineError(chainError)
     printError("busker: \(error.description)")
-    exit(error.exitCode)
+    leave(error.exitCode)
 } catch {
     printError("busker: \(error)")
-    exit(1)
+    leave(1)
 }

@@ -169,6 +169,7 @@ final class SessionRunnerTests: XCTestCase {
         XCTAssertEqual(runner.state, .interrupted(.deviceTaken, micLive: true))
         runner.pollDevices()
         XCTAssertEqual(reopens, 2)
+        poll(runner) { runner.state == .running(micLive: true) }
         XCTAssertEqual(runner.state, .running(micLive: true))
         XCTAssertTrue(runner.driver.isRunning)
     }
@@ -226,7 +227,7 @@ final class SessionRunnerTests: XCTestCase {
         defer { runner.close() }
         runner.send(.userStart)
         XCTAssertEqual(runner.state, .running(micLive: true))
-        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 }
+        poll(runner) { (reopened.first?.framesProcessed ?? 0) >= 64 * 20 && runner.state == .running(micLive: true) }
         XCTAssertEqual(reopened.count, 1, "the route opened once more: \(runner.notices)")
         XCTAssertTrue(first.isClosed, "the stuck stream was let go")
         XCTAssertEqual(prepares.count.load(ordering: .relaxed), 2, "one restart of the stream: \(runner.notices)")
@@ -240,6 +241,87 @@ final class SessionRunnerTests: XCTestCase {
         let said = restarts.first ?? ""
         XCTAssertTrue(said.hasPrefix("no audio period in 0.") && said.hasSuffix(" s from \(pcm); restarting the streams (1 of 3)"), said)
         XCTAssertFalse(runner.notices.contains { $0.contains("lost") }, "\(runner.notices)")
+        // Said once, after the restart's line: the restarted stream's periods came.
+        XCTAssertEqual(runner.notices.filter { $0.hasPrefix("audio is back") }, ["audio is back on \(pcm)"], "\(runner.notices)")
+        let back = runner.notices.firstIndex { $0.hasPrefix("audio is back") } ?? -1
+        let restarted = runner.notices.firstIndex { $0.contains("restarting the streams") } ?? Int.max
+        XCTAssertGreaterThan(back, restarted, "\(runner.notices)")
+    }
+
+    /// Duplex, each run's capture read and its period rendered, but playback
+    /// takes nothing after its priming (its writes say -EAGAIN and its waits
+    /// time out: a JACK PCM the server does not schedule) in the first start
+    /// and the first restart. The engine renders in those runs, yet audio is
+    /// said to be back only after the second restart, whose periods are
+    /// written: once, after both restart lines.
+    func testAudioIsBackOnlyOnceAPeriodIsWrittenNotMerelyRendered() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("busker-written-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = dir.appendingPathComponent("in.raw")
+        try ALSATestSupport.writeRaw(ALSATestSupport.testSignal(frames: 48000 * 20), to: raw)
+        func driver(playbackStuck: Bool) throws -> DuplexDriver {
+            var o = ALSATestSupport.fileLoopbackOptions(input: raw, output: URL(fileURLWithPath: "/dev/null"), playbackChannels: 1)
+            o.stallMilliseconds = 50
+            if playbackStuck { o.calls = Self.callsWithStuckPlayback() }
+            return try DuplexDriver(options: o)
+        }
+        var policy = SessionPolicy(headless: true)
+        policy.firstPeriodMilliseconds = 200
+        let engine = RenderEngine()
+        var reopens = 0
+        var renderedAtRestarts: [Int] = []
+        let first = try driver(playbackStuck: true)
+        let runner = SessionRunner(command: "test", driver: first, engine: engine, policy: policy, watcher: nil,
+                                   takeSignals: { [] }, suspendProcess: {}, reopen: {
+            reopens += 1
+            renderedAtRestarts.append(engine.renderedBlockCount)
+            return try driver(playbackStuck: reopens < 2)
+        })
+        defer { runner.close() }
+        runner.send(.userStart)
+        poll(runner) { runner.notices.contains { $0.hasPrefix("audio is back") } || runner.isOver }
+        XCTAssertEqual(reopens, 2, "\(runner.notices)")
+        // The first restart's run rendered while its playback was stuck: the engine's block count
+        // moved, and a runner that watched it would have called audio back there.
+        XCTAssertEqual(renderedAtRestarts.count, 2)
+        XCTAssertGreaterThan(renderedAtRestarts.last ?? 0, renderedAtRestarts.first ?? .max, "\(renderedAtRestarts)")
+        let said = runner.notices.filter { $0.contains("restarting the streams") || $0.hasPrefix("audio is back") }
+        XCTAssertEqual(said.count, 3, "\(runner.notices)")
+        XCTAssertTrue(said.first?.hasSuffix("restarting the streams (1 of 3)") ?? false, "\(said)")
+        XCTAssertTrue(said.dropFirst().first?.hasSuffix("restarting the streams (2 of 3)") ?? false, "\(said)")
+        XCTAssertEqual(said.last, "audio is back on \(runner.machine.route)", "\(said)")
+        XCTAssertEqual(runner.state, .running(micLive: true))
+    }
+
+    /// Calls whose playback stream takes its priming and then nothing: after
+    /// `snd_pcm_start`, writes to it say -EAGAIN and waits on it time out.
+    private static func callsWithStuckPlayback() -> PCMCalls {
+        let stuck = StuckPlayback()
+        var calls = PCMCalls.live
+        calls.open = { handle, name, stream, mode, configuration in
+            let rc = PCMCalls.live.open(handle, name, stream, mode, configuration)
+            if rc == 0, stream == SND_PCM_STREAM_PLAYBACK, let pcm = handle.pointee {
+                stuck.playback.store(Int(bitPattern: UnsafeRawPointer(pcm)), ordering: .relaxed)
+            }
+            return rc
+        }
+        calls.start = { pcm in
+            stuck.started.store(true, ordering: .relaxed)
+            return snd_pcm_start(pcm)
+        }
+        calls.writeInterleaved = { pcm, buffer, frames in
+            stuck.holds(pcm) ? -snd_pcm_sframes_t(EAGAIN) : snd_pcm_writei(pcm, buffer, frames)
+        }
+        calls.writeNoninterleaved = { pcm, buffers, frames in
+            stuck.holds(pcm) ? -snd_pcm_sframes_t(EAGAIN) : snd_pcm_writen(pcm, buffers, frames)
+        }
+        calls.wait = { pcm, timeout in
+            guard stuck.holds(pcm) else { return snd_pcm_wait(pcm, timeout) }
+            usleep(useconds_t(max(0, timeout)) * 1000)
+            return 0
+        }
+        return calls
     }
 
     /// A stream that gives no first period however often it is restarted:
@@ -270,6 +352,8 @@ final class SessionRunnerTests: XCTestCase {
         }
         XCTAssertEqual(finalized, 1)
         XCTAssertTrue(runner.driver.isClosed, "the lost device was let go")
+        // No restart gave a period: audio was never said to be back.
+        XCTAssertFalse(runner.notices.contains { $0.contains("audio is back") }, "\(runner.notices)")
     }
 
     /// A restart for want of a first period whose close does not return
@@ -366,5 +450,17 @@ final class DeviceWatcherTests: XCTestCase {
         // Watching anew (after another loss) reports it again.
         watcher.watchedRoute = DeviceRoute(input: nil, output: PlaybackOnlyTestSupport.pcmName)
         XCTAssertEqual(watcher.poll(), [.routeAvailable])
+    }
+}
+
+/// Which PCM is the stuck playback, and whether the streams have started
+/// (priming writes go through before that). Atomics only: read on the audio thread.
+private final class StuckPlayback: Sendable {
+    let playback = Atomic<Int>(0)
+    let started = Atomic<Bool>(false)
+
+    /// Whether `pcm` is the playback stream and it has been started.
+    func holds(_ pcm: OpaquePointer) -> Bool {
+        started.load(ordering: .relaxed) && playback.load(ordering: .relaxed) == Int(bitPattern: UnsafeRawPointer(pcm))
     }
 }

@@ -38,6 +38,39 @@ final class AudioFilesTests: XCTestCase {
         }
     }
 
+    /// A reader made from a descriptor reads the file that was opened, not
+    /// what the path names later (a kit sample swapped for a FIFO after its
+    /// check), and owns the descriptor: closed with the reader, and at once
+    /// when the file is refused.
+    func testAReaderFromADescriptorReadsTheFileOpenedAndClosesIt() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("kick.wav").path
+        let samples: [Float] = (0..<960).map { Float(sin(Double($0) * 0.05)) * 0.5 }
+        try writeFile(path, samples, rate: 48000, channels: 1)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        // The path now names a FIFO: opening it by name would block with no writer.
+        XCTAssertEqual(unlink(path), 0)
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        var reader: SoundFileReader? = try SoundFileReader(descriptor: descriptor, path: path)
+        XCTAssertEqual(reader?.frameCount, 960)
+        XCTAssertEqual(try reader?.readAll(), samples)
+        XCTAssertEqual(reader?.path, path)
+        XCTAssertNotEqual(fcntl(descriptor, F_GETFD), -1, "open while the reader lives")
+        reader = nil
+        XCTAssertEqual(fcntl(descriptor, F_GETFD), -1, "closed with the reader")
+
+        let junk = dir.appendingPathComponent("junk.wav").path
+        try Data("this is not audio at all, just words".utf8).write(to: URL(fileURLWithPath: junk))
+        let junkDescriptor = open(junk, O_RDONLY | O_CLOEXEC)
+        XCTAssertThrowsError(try SoundFileReader(descriptor: junkDescriptor, path: junk)) { error in
+            guard case let AudioFileError.cannotOpen(named, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(named, junk)
+        }
+        XCTAssertEqual(fcntl(junkDescriptor, F_GETFD), -1, "closed when refused")
+    }
+
     func testMissingAndNonAudioFilesGiveOneLineErrors() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

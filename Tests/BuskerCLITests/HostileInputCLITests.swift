@@ -316,6 +316,40 @@ final class HostileInputCLITests: XCTestCase {
         }
     }
 
+    /// `Tools/fuzz-inputs --quick --classes osc --seed 25` (3000 datagrams, the OSC class seeded 31):
+    /// a loud, clipped signal played into the virtual card's capture while
+    /// fuzzed OSC moves the gains and volume, recorded as a take. Nothing
+    /// crashes or hangs, and the take's summary says a true peak of at most
+    /// −1.0 dBTP (the limiter's promise) for a take that heard the signal.
+    func testQuickFuzzOfOSCKeepsTheTakeAtMostMinus1dBTP() throws {
+        for tool in ["/usr/bin/jackd", "/usr/bin/jack-play"] {
+            try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is not installed")
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/fuzz-inputs").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["BUSKER"] = buskerPath
+        let r = try runProgram("/usr/bin/env", ["python3", script, "--quick", "--classes", "osc", "--seed", "25", "--keep", path("fuzz")],
+                               environment: environment)
+        print(r.stdout)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let row = r.stdout.split(separator: "\n").first { $0.hasPrefix("osc ") }.map(String.init) ?? ""
+        let counts = row.split(separator: " ").dropFirst().compactMap { Int($0) }
+        // runs ok warned refused crash hang silent violation seconds
+        XCTAssertEqual(counts.count, 9, row)
+        XCTAssertEqual(counts.first, 1, row)
+        XCTAssertEqual(Array(counts.dropFirst(4).prefix(4)), [0, 0, 0, 0], row)
+        let summary = r.stdout.split(separator: "\n").first { $0.hasPrefix("osc: 3000 datagrams") }.map(String.init) ?? ""
+        let figures = summary.firstMatch(of: /take (-?[0-9.]+) LUFS integrated, true peak (-?[0-9.]+) dBTP/)
+        let lufs = try XCTUnwrap(figures.flatMap { Double($0.1) }, summary)
+        let truePeak = try XCTUnwrap(figures.flatMap { Double($0.2) }, summary)
+        XCTAssertLessThanOrEqual(truePeak, -1.0, summary)
+        XCTAssertGreaterThan(lufs, -30, "the loud signal never reached the take: \(summary)")
+        // Noise 3.5 dB into clipping, +12 dB of gain, volume 1: the output must have reached the
+        // limiter's ceiling at some point, or the bound above was never put to the test.
+        XCTAssertGreaterThan(truePeak, -3.0, "the limiter was never driven: \(summary)")
+    }
+
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         return (0...(haystack.count - needle.count)).last { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }

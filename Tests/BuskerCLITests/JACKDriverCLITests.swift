@@ -197,4 +197,21 @@ final class JACKDriverCLITests: XCTestCase {
         assertOneLineError(try runBusker(["live", "--driver", "jack", "--connect", "in_1"]), status: 2, mentioning: "--connect 'in_1'")
         assertOneLineError(try runBusker(["live", "--driver", "jack", "--name", "a:b"]), status: 2, mentioning: "--name 'a:b'")
     }
+
+    /// A client named as its server would replace jackd2's server socket
+    /// (no later client reaches the server): refused before anything opens,
+    /// one line, exit status 2, whether the name is given or the default.
+    func testAClientNamedAsItsServerIsAUsageError() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["JACK_DEFAULT_SERVER"] = "stage-\(getpid())"
+        assertOneLineError(try runBusker(["live", "--driver", "jack", "--no-tui", "--name", "stage-\(getpid())"], environment: environment),
+                           status: 2, mentioning: "--name 'stage-\(getpid())' is the JACK server's name")
+        environment["JACK_DEFAULT_SERVER"] = "busker"
+        assertOneLineError(try runBusker(["live", "--driver", "jack", "--no-tui"], environment: environment),
+                           status: 2, mentioning: "the client name 'busker' (the default) is the JACK server's name")
+        // Another name gets as far as looking for the server (none of that name runs).
+        environment["JACK_DEFAULT_SERVER"] = "stage-\(getpid())"
+        let other = try runBusker(["live", "--driver", "jack", "--no-tui", "--name", "stage-\(getpid())-2"], environment: environment)
+        assertOneLineError(other, status: 1, mentioning: "no JACK server 'stage-\(getpid())' is running")
+    }
 }

@@ -104,7 +104,10 @@ final class ScriptedSessionTests: XCTestCase {
 
         watcher.routeOpens = true
         runner.pollDevices()
-        XCTAssertEqual(runner.state, .running(micLive: true))
+        XCTAssertEqual(runner.state, .recovering(micLive: true), "back only once a period has come")
+        XCTAssertFalse(runner.notices.contains { $0.hasPrefix("audio is back") }, "\(runner.notices)")
+        poll(runner) { runner.state == .running(micLive: true) }
+        XCTAssertEqual(runner.notices.filter { $0 == "audio is back on \(route)" }.count, 1, "\(runner.notices)")
         XCTAssertEqual(reopens, 1)
         XCTAssertTrue(runner.driver === reopened)
         XCTAssertEqual(hooks.rebuiltFor, [back], "the graph was rebuilt for the format the device came back with")
@@ -164,7 +167,7 @@ final class ScriptedSessionTests: XCTestCase {
         XCTAssertEqual(waiting.resumeCount, 0, "no resume until the user asks")
         second.send(.userStart)
         XCTAssertEqual(waiting.resumeCount, 1, "space resumes the suspended device")
-        XCTAssertEqual(second.state, .running(micLive: true))
+        poll(second) { second.state == .running(micLive: true) }
         second.send(.userStop)
         second.close()
     }

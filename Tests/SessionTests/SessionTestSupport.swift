@@ -23,7 +23,7 @@ enum Fixture {
 
     /// One of each event, with both sides of every threshold and of "is it our device".
     static let events: [SessionEvent] = [
-        .userStart, .userStop, .micOn, .micOff, .started,
+        .userStart, .userStop, .micOn, .micOff, .started, .firstPeriod,
         .startFailed(busy), .startFailed(missing), .startFailed(other),
         .xrun(total: 1), .xrunStorm(count: 8, seconds: 5, period: 64),
         .suspended, .stalled(milliseconds: 600), .stalled(milliseconds: 1000), .stallEnded,

@@ -31,6 +31,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .micOn: .nothing,
             .micOff: .nothing,
             .started: .to(.running(micLive: true), []),
+            .firstPeriod: .nothing,
             .startFailed(Fixture.busy): .to(.failed(Fixture.busy), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
             .startFailed(Fixture.missing): .to(.failed(Fixture.missing), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
             .startFailed(Fixture.other): .to(.failed(Fixture.other), [.stopAudio, .allNotesOff, .finalizeRecording, .end(exitStatus: 1)]),
@@ -65,6 +66,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .micOn: .to(.running(micLive: true), []),
             .micOff: .to(.running(micLive: false), []),
             .started: .nothing,
+            .firstPeriod: .nothing,
             .startFailed(Fixture.busy): .nothing,
             .startFailed(Fixture.missing): .nothing,
             .startFailed(Fixture.other): .nothing,
@@ -98,7 +100,9 @@ final class SessionTransitionTableTests: XCTestCase {
             .userStop: .ended(.user),
             .micOn: .nothing,
             .micOff: .to(.recovering(micLive: false), []),
-            .started: .to(.running(micLive: true), [.tell("audio is back on busker_in → busker_out")]),
+            // The start returned, but audio is back only once a period has gone through.
+            .started: .nothing,
+            .firstPeriod: .to(.running(micLive: true), [.tell("audio is back on busker_in → busker_out")]),
             // The devices are let go and watched: said once when free (or restarted on with --auto-resume).
             .startFailed(Fixture.busy): .to(.interrupted(.deviceTaken, micLive: true),
                                             [.stopAudio, .allNotesOff, .tell("held by aplay (pid 42)"), .watchForDevice(route)]),
@@ -137,6 +141,7 @@ final class SessionTransitionTableTests: XCTestCase {
             .micOn: .nothing,
             .micOff: .to(.interrupted(reason, micLive: false), []),
             .started: .nothing,
+            .firstPeriod: .nothing,
             .startFailed(Fixture.busy): .nothing,
             .startFailed(Fixture.missing): .nothing,
             .startFailed(Fixture.other): .nothing,
@@ -239,6 +244,42 @@ final class SessionTransitionTableTests: XCTestCase {
         ]
     }
 
+    /// A restart for want of a first period, walked event by event: the
+    /// restarted streams' start returning says nothing; a second restart
+    /// follows when still no period comes, and "audio is back" is said only
+    /// on the first period, once.
+    func testAudioIsSaidBackOnlyOnceAPeriodHasComeAfterARestart() {
+        let machine = SessionStateMachine(route: route, policy: Fixture.defaultPolicy)
+        let walk: [SessionEvent] = [
+            .userStart, .started,
+            .noFirstPeriod(device: "busker_in", milliseconds: 1000, restarts: 0), .started,
+            .noFirstPeriod(device: "busker_in", milliseconds: 600, restarts: 1),
+            .noFirstPeriod(device: "busker_in", milliseconds: 1000, restarts: 1), .started,
+            .firstPeriod, .firstPeriod,
+        ]
+        var state = SessionState.idle
+        var said: [String] = []
+        var states: [SessionState] = []
+        for event in walk {
+            let (next, effects) = machine.transition(from: state, on: event)
+            state = next
+            states.append(next)
+            said += effects.compactMap { if case let .tell(text) = $0 { text } else { nil } }
+        }
+        XCTAssertEqual(states, [
+            .starting, .running(micLive: true),
+            .recovering(micLive: true), .recovering(micLive: true),
+            .interrupted(.stalled, micLive: true),
+            .recovering(micLive: true), .recovering(micLive: true),
+            .running(micLive: true), .running(micLive: true),
+        ])
+        XCTAssertEqual(said, [
+            "no audio period in 1.0 s from busker_in; restarting the streams (1 of 3)",
+            "no audio period in 1.0 s from busker_in; restarting the streams (2 of 3)",
+            "audio is back on busker_in → busker_out",
+        ])
+    }
+
     func testEveryTableNamesEveryEvent() {
         for (state, table) in defaultTables() {
             XCTAssertEqual(Set(table.keys), Set(Fixture.events), "the table of \(state) misses or adds events")
@@ -254,7 +295,7 @@ final class SessionTransitionTableTests: XCTestCase {
                 pairs += 1
             }
         }
-        XCTAssertEqual(pairs, 15 * 29)
+        XCTAssertEqual(pairs, 15 * 30)
     }
 
     // MARK: --auto-resume --reconnect

@@ -17,6 +17,9 @@ extension JACKDriver {
     /// The summary's latency counts Busker's own, as the ports publish it.
     public var publishesOwnLatency: Bool { true }
 
+    /// A process cycle rendered since the last start.
+    public var completedPeriodSinceStart: Bool { cyclesRendered > 0 }
+
     public var midiInput: (any DriverMIDIInput)? { midiIn }
 
     /// The server, watched for coming back after a loss.

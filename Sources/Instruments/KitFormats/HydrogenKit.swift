@@ -40,14 +40,16 @@ public struct HydrogenKit: Equatable, Sendable {
     ///   XML, or is not a drum kit.
     public static func load(folder: String) throws(DrumKitError) -> HydrogenKit {
         let path = URL(fileURLWithPath: folder).appendingPathComponent(fileName).path
-        if let why = RegularFile.problem(path) { throw .hydrogen(path: path, reason: why) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-            throw .hydrogen(path: path, reason: reason)
+        let data: [UInt8]
+        switch RegularFile.contents(path, limit: .max) {
+        case let .success(bytes): data = bytes
+        case .failure(.system(ENOENT)): throw .hydrogen(path: path, reason: "no such file")
+        case .failure(.system): throw .hydrogen(path: path, reason: "cannot be read")
+        case let .failure(refusal): throw .hydrogen(path: path, reason: refusal.reason)
         }
         let root: HydrogenXMLElement
         do {
-            root = try HydrogenXMLElement.parse([UInt8](data))
+            root = try HydrogenXMLElement.parse(data)
         } catch {
             throw .hydrogen(path: path, reason: "line \(error.line): \(error.reason)")
         }

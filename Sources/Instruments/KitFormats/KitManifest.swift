@@ -34,21 +34,13 @@ public struct KitManifest: Equatable, Sendable {
 
     /// Reads and checks the manifest at `path`.
     public static func load(path: String) throws(KitManifestError) -> KitManifest {
-        if let why = RegularFile.problem(path), !why.hasPrefix("is a directory") { throw .cannotRead(path: path, reason: why) }
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            var isDirectory: ObjCBool = false
-            let reason: String
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                reason = "no such file"
-            } else if isDirectory.boolValue {
-                reason = "is a directory"
-            } else {
-                reason = "permission denied or unreadable"
-            }
-            throw .cannotRead(path: path, reason: reason)
+        switch RegularFile.contents(path, limit: .max) {
+        case let .success(bytes): data = Data(bytes)
+        case .failure(.system(ENOENT)): throw .cannotRead(path: path, reason: "no such file")
+        case .failure(.notAFile("a directory")): throw .cannotRead(path: path, reason: "is a directory")
+        case .failure(.system(EACCES)): throw .cannotRead(path: path, reason: "permission denied or unreadable")
+        case let .failure(refusal): throw .cannotRead(path: path, reason: refusal.reason)
         }
         return try decode(data, path: path)
     }

@@ -23,13 +23,14 @@ final class DrumSampleBuffer {
     /// Bytes per value held: 2 (16-bit) or 4 (Float32).
     private let valueSize: Int
 
-    /// Decodes `path` (any format libsndfile reads) and converts it to
+    /// Decodes what `reader` reads (any format libsndfile reads; a kit's
+    /// sample opened and checked by `KitSampleFile`) and converts it to
     /// `sampleRate` with libsamplerate when it was made at another rate.
     /// `semitones` shifts its pitch (and length) by resampling it as if it
     /// had been made at its rate × 2^(semitones/12).
-    init(path: String, sampleRate: Int, semitones: Double = 0) throws(AudioFileError) {
+    init(reading reader: SoundFileReader, sampleRate: Int, semitones: Double = 0) throws(AudioFileError) {
+        let path = reader.path
         self.path = path
-        let reader = try SoundFileReader(path: path)
         let fileChannels = reader.channelCount
         guard reader.frameCount <= Int64(KitSampleFile.maximumValues / fileChannels) else {
             throw .unsupported(path: path, reason: "holds \(reader.frameCount) frames; a kit sample may hold at most \(KitSampleFile.maximumValues / fileChannels)")

@@ -1,9 +1,12 @@
 import AudioFiles
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes a kit's sample files, each (file, pitch) once, into the buffers
 /// the kit will own; a file that failed is remembered and not tried again.
 /// Each file passes `KitSampleFile`'s checks (inside the kit's folder, a
-/// regular file, at most 64 MiB) before it is opened, and the kit's files
+/// regular file, at most 64 MiB) on the descriptor it is then read through, and the kit's files
 /// together may hold at most `KitSampleFile.maximumKitBytes`.
 ///
 /// - Realtime: unsafe (file I/O, allocates). Loader or control thread.
@@ -28,13 +31,15 @@ struct DrumSampleDecoder {
         if let known = decoded[key] { return known }
         let result: Result<Int, AudioFileError>
         do throws(AudioFileError) {
-            let file = try KitSampleFile.check(name, inKitFolder: folder)
+            let file = try KitSampleFile.open(name, inKitFolder: folder)
             guard kitBytes + file.bytes <= KitSampleFile.maximumKitBytes else {
+                close(file.descriptor)
                 throw AudioFileError.unsupported(
                     path: file.path, reason: "passes the kit's limit of \(KitSampleFile.maximumKitBytes >> 30) GiB of samples")
             }
             kitBytes += file.bytes
-            buffers.append(try DrumSampleBuffer(path: file.path, sampleRate: sampleRate, semitones: semitones))
+            let reader = try SoundFileReader(descriptor: file.descriptor, path: file.path)
+            buffers.append(try DrumSampleBuffer(reading: reader, sampleRate: sampleRate, semitones: semitones))
             result = .success(buffers.count - 1)
         } catch {
             result = .failure(error)

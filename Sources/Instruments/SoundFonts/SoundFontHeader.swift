@@ -19,7 +19,8 @@ public struct SoundFontHeader: Equatable, Sendable {
     ///   `.notASoundFont`, `.soundFontTruncated`.
     /// - Realtime: unsafe (file I/O). Control thread.
     public init(checking path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Without blocking: a FIFO is refused below, not waited on (reads of a regular file ignore the flag).
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT { throw SamplerError.soundFontNotFound(path: path, origin: "") }

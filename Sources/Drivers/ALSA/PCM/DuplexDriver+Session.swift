@@ -17,6 +17,9 @@ extension DuplexDriver {
         DeviceWatcher(configuration: options.configuration, calls: options.calls)
     }
 
+    /// A period read (duplex), rendered and written since the last start.
+    public var completedPeriodSinceStart: Bool { framesProcessed > 0 }
+
     /// What the devices granted, without the clock correction's state.
     public var grantedSummary: String { granted.description }
 
