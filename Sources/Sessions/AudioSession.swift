@@ -262,7 +262,7 @@ public final class AudioSession {
             let audioSong = setup.sources.strips != nil && instruments.songPath.map { !SongFile.looksLikeMIDI(path: $0) } == true
             if audioSong, let path = instruments.songPath {
                 do {
-                    _ = try SoundFileReader(path: path)
+                    _ = try SoundFileReader(path: path, acceptsTruncation: true)
                 } catch {
                     throw SessionError.failed(error.description)
                 }

@@ -186,4 +186,45 @@ final class StageCLITests: XCTestCase {
         let drops = zip(levels(micGuarded), levels(micOpen)).map { $1 - $0 }
         XCTAssertGreaterThan(drops.max() ?? 0, 0.5, "the control: the guard should notch a steady chord on the mic's bus")
     }
+
+    /// An audio backing track at 44.1 kHz in a 48 kHz stage plays at its
+    /// pitch and length: a 2 s 1 kHz tone soloed comes out as 2 s of sound
+    /// (within a 10 ms window of the level's edges) at 1000 Hz (the
+    /// strongest of 990…1010 Hz in 1 Hz steps; a rate mistake of 44.1 against
+    /// 48 would put it at 919 or 1088 Hz).
+    func testAnAudioSongAt441kHzPlaysAtItsPitchAndLengthInA48kHzStage() throws {
+        let frames = 88_200
+        let tone = (0..<frames).flatMap { i -> [Float] in
+            let x = 0.2 * sinf(2 * .pi * 1000 * Float(i) / 44_100)
+            return [x, x]
+        }
+        let track = path("track-44k1.wav")
+        let writer = try SoundFileWriter(path: track, sampleRate: 44_100, channelCount: 2, sampleFormat: .f32)
+        try writer.write(interleaved: tone)
+        try writer.close()
+        let out = try stage("track.wav", voice: try voice(), keys: nil, song: track, ["--part", "song:solo=on"])
+        let levels = (0..<(out.frameCount / 480)).map { out.levelDB(Double($0) / 100...Double($0 + 1) / 100) }
+        let sounding = levels.indices.filter { levels[$0] > -40 }
+        let seconds = Double((sounding.last ?? 0) - (sounding.first ?? 0) + 1) / 100
+        XCTAssertEqual(seconds, 2, accuracy: 0.02, "the song's length at 48 kHz")
+        let middle = out.left[48_000..<72_000]
+        XCTAssertEqual(ToneAnalysis.strongestFrequency(in: middle, among: stride(from: 990.0, through: 1010, by: 1), sampleRate: 48000),
+                       1000)
+    }
+
+    /// A stage's bad requests are one line and the usage status, before any
+    /// sound: an unknown part, a value out of range, a MIDI-only option on an
+    /// audio song, a bar past the song; a song that is not there is one line
+    /// and status 1.
+    func testBadStageRequestsAreOneLine() throws {
+        let voice = try voice(seconds: 0.5), song = try backingSong()
+        let base = ["live", "--input", "file:" + voice, "--output", "file:" + path("x.wav"), "--instrument", "piano"]
+        assertOneLineError(try runBusker(base + ["--part", "bass:level=-3"]), status: 2, mentioning: "the parts are keys, drums and song")
+        assertOneLineError(try runBusker(base + ["--part", "keys:level=20"]), status: 2, mentioning: "keys level")
+        assertOneLineError(try runBusker(base + ["--song", song, "--from", "300"]), status: 2, mentioning: "beyond the song")
+        assertOneLineError(try runBusker(["live", "--input", "file:" + voice, "--output", "file:" + path("x.wav"), "--loop"]),
+                           status: 2, mentioning: "--loop is for the stage")
+        assertOneLineError(try runBusker(base + ["--song", path("nosuch.wav")]), status: 1, mentioning: "nosuch.wav")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")))
+    }
 }
