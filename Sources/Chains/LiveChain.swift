@@ -194,6 +194,26 @@ public final class LiveChain {
     /// limiter's look-ahead; the howl guard adds none), once compiled.
     public var latencyFrames: Int { (strips.map(\.latencyFrames).max() ?? 0) + limiter.latencyFrames }
 
+    /// Frames from a strip's output, or a stage part's fader, to the chain's
+    /// output at `sampleRate` (the limiter's look-ahead and true peak): known
+    /// before the chain is compiled, for what must line up with its output.
+    public func busLatencyFrames(sampleRate: Double) -> Int { busLatency(ProcessSpec(sampleRate: sampleRate, maximumBlockSize: 1)) }
+
+    /// `busLatencyFrames` as a function of the format that holds nothing of
+    /// the chain (a node of its graph may keep it).
+    public var busLatency: (ProcessSpec) -> Int {
+        let lookahead = limiter.lookaheadMilliseconds
+        return { LimiterNode.latencyFrames(lookaheadMilliseconds: lookahead, sampleRate: $0.sampleRate) }
+    }
+
+    /// Frames from the capture input to the chain's output for a format
+    /// (`latencyFrames` once compiled): the strips' voice processors and the
+    /// bus's; a function that holds nothing of the chain.
+    public var inputLatency: (ProcessSpec) -> Int {
+        let voice = strips.contains { $0.voiceProcessor != nil }, bus = busLatency
+        return { (voice ? VoiceProcessingNode.windowLength(sampleRate: $0.sampleRate) : 0) + bus($0) }
+    }
+
     /// Compiles the chain for `spec`.
     public func compile(spec: ProcessSpec) throws -> RenderPlan { try graph.compile(spec: spec) }
 }
