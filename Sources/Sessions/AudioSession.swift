@@ -62,13 +62,14 @@ public final class AudioSession {
         if let line = setup.driverLine { output.line("busker \(setup.command): \(line)") }
         opened = try setup.driver.open(captureChannels: setup.sources.captureChannels,
                                        midiInput: setup.sources.midi != nil,
-                                       captureOnly: setup.sources.isCaptureOnly)
+                                       captureOnly: setup.sources.isCaptureOnly, directOutputs: setup.sources.directOutNames)
         let driver = opened.driver
         if let input = driver.midiInput { midi?.attach(input) }
         do {
             (chain, player) = try Self.buildChain(setup, song: checked.song, performance: checked.performance,
                                                   format: driver.format, output: output)
             (tap, takes) = try Self.installTaps(setup, chain: chain, firstTake: firstTake, format: driver.format)
+            try Self.addDirectOuts(setup, chain: chain)
             if let observer = chain.cycleObserver { engine.attach(observer) }
             // An offline driver's plan is installed when it runs.
             if !setup.driver.isOffline { engine.install(try chain.compile(spec: driver.processSpec)) }
@@ -381,6 +382,18 @@ public final class AudioSession {
             stems.append(try stem(part.name, from: output, channels: 2, delay: fromBus))
         }
         return stems
+    }
+
+    /// `--direct-outs`: the strips' and parts' own outputs after the main
+    /// pair, on the ports the driver registered for them, in their order.
+    /// - Throws: `SessionError.failed` when the chain's outputs are not the ports (a fault of Busker's).
+    private static func addDirectOuts(_ setup: SessionDescription, chain: SessionChain) throws {
+        guard setup.sources.directOuts, let live = chain.live else { return }
+        let names = try live.addDirectOuts()
+        guard names == setup.sources.directOutNames else {
+            throw SessionError.failed("direct outs: the chain has \(names.joined(separator: ", ")), "
+                                      + "the ports are \(setup.sources.directOutNames.joined(separator: ", "))")
+        }
     }
 
     /// The chain compiled again for a driver's new format (a sound server's
