@@ -142,12 +142,12 @@ final class StageJACKCLITests: XCTestCase {
         defer { try? card.stop() }
         let environment = jackClientEnvironment(server: card.serverName)
         let volume: Float = 0.25
-        let (process, out, err) = try launchBusker(["live", "--driver", "jack", "--name", "busker-do", "--connect", "none", "--no-tui",
+        let (process, out, err) = try launchBusker(["live", "--driver", "jack", "--name", "busker-do", "--connect", "strip1=system:playback_2", "--no-tui",
                                                     "--instrument", "piano", "--soundfont", smallFont, "--midi", "none", "--direct-outs",
                                                     "--volume", String(volume), "--gain", "12", "--no-howl-guard"], environment: environment)
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(out.waitFor("] running", timeout: 20), "the stage did not start: \(out.text) \(err.text)")
-        XCTAssertTrue(out.text.contains("1 in / 7 out"), out.text)
+        XCTAssertTrue(out.text.contains("1 in / 7 out; strip1 → system:playback_2;"), "--connect patches a direct out: \(out.text)")
         let ports = try runProgram("/usr/bin/jack_lsp", ["-s", card.serverName]).stdout
         let mine = ports.split(separator: "\n").filter { $0.hasPrefix("busker-do:") }.map(String.init).sorted()
         XCTAssertEqual(mine, ["busker-do:drums_L", "busker-do:drums_R", "busker-do:in_1", "busker-do:keys_L", "busker-do:keys_R",

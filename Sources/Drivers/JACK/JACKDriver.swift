@@ -304,13 +304,16 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
             + "latency \(capture) capture + \(own) Busker + \(playback) playback = \(total) frames (\(String(format1: ms)) ms)"
     }
 
+    /// Whether our port `name` (without the client name) is an output: `out_L`, `out_R` and the direct outputs.
+    private func isOutput(_ name: String) -> Bool { name.hasPrefix("out_") || options.directOutputs.contains(name) }
+
     /// What each port is connected to, `in_1 ← system:capture_1, out_L → system:playback_1`.
     public var connectionSummary: String {
         var parts: [String] = []
         for name in portNames {
             let others = connections(of: name)
             guard !others.isEmpty else { continue }
-            let arrow = name.hasPrefix("out_") ? "→" : "←"
+            let arrow = isOutput(name) ? "→" : "←"
             parts.append("\(name) \(arrow) \(others.joined(separator: " + "))")
         }
         return parts.joined(separator: ", ")
@@ -402,8 +405,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     private func connect(_ client: OpaquePointer) throws(JACKDriverError) {
         func link(_ own: String, _ other: String) throws(JACKDriverError) {
             let mine = "\(clientName):\(own)"
-            let isOutput = own.hasPrefix("out_") || options.directOutputs.contains(own)
-            let (from, to) = isOutput ? (mine, other) : (other, mine)
+            let (from, to) = isOutput(own) ? (mine, other) : (other, mine)
             let rc = jack_connect(client, from, to)
             guard rc == 0 || rc == EEXIST else { throw .connectFailed(from: from, to: to, code: rc) }
         }
