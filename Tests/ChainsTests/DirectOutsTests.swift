@@ -93,4 +93,47 @@ final class DirectOutsTests: XCTestCase {
             })
         engine.releaseAll()
     }
+    func testAPartsPairIsPreFaderInTimeAndSilentWhenThePartIsMuted() throws {
+        var s = settings(volume: 1)
+        s.parts["keys"] = PartSettings(levelDB: -20)
+        let chain = try LiveChain(inputChannelCount: 2, settings: s, parts: [StagePart(name: "keys", source: NoiseSource())])
+        XCTAssertEqual(try chain.addDirectOuts(), ["strip1", "strip2", "keys_L", "keys_R"])
+        let engine = RenderEngine()
+        engine.install(try chain.compile(spec: ProcessSpec(sampleRate: rate, maximumBlockSize: 64)))
+        defer { engine.releaseAll() }
+        let input = AudioBuffer(channelCount: 2, capacity: 64), output = AudioBuffer(channelCount: 6, capacity: 64)
+        for c in 0..<2 { input[c].update(repeating: 0, count: 64) }
+        var out = [[Float]](repeating: [], count: 6)
+        // Blocks 0–199 open, then the part muted.
+        for block in 0..<300 {
+            if block == 200 {
+                s.parts["keys"]?.mute = true
+                chain.apply(s)
+            }
+            engine.render(input: input.block(frames: 64), output: output.block(frames: 64))
+            for c in 0..<6 { out[c] += UnsafeBufferPointer(start: output[c], count: 64) }
+        }
+        XCTAssertGreaterThan(out[4][0..<12_800].map(abs).max() ?? 0, 0.1, "keys_L carries the part")
+        // Past the 20 ms ramps: out_L is keys_L at the fader's −20 dB, frame for frame (float rounding only;
+        // a frame's misalignment of noise at 0.3 would be ~0.3).
+        let worst = (2_000..<12_800).map { abs(out[0][$0] - 0.1 * out[4][$0]) }.max() ?? 1
+        XCTAssertLessThan(worst, 1e-4, "out_L = fader × keys_L, in time")
+        XCTAssertEqual(out[4][14_000..<19_200].map(abs).max() ?? 1, 0, "the part muted, its pair is silent")
+        XCTAssertEqual(out[5][14_000..<19_200].map(abs).max() ?? 1, 0)
+    }
+}
+
+/// Seeded noise at 0.3 on two channels: a part's source with no input.
+private final class NoiseSource: AudioNode {
+    private var noise = SeededUniformNoise(state: 91)
+    init() { super.init(name: "noise") }
+    override var inputBusCount: Int { 0 }
+    override func outputChannelCount(inputChannelCounts: [Int]) -> Int { 2 }
+    override func render(inputs: UnsafeBufferPointer<AudioBlock>, output: AudioBlock) {
+        for i in 0..<output.frameCount {
+            let x = 0.3 * noise.next()
+            output.channels[0][i] = x
+            output.channels[1][i] = -x
+        }
+    }
 }
