@@ -72,6 +72,8 @@ public final class LiveChain {
     public let loudnessTap: LoudnessTap
     /// The stage's parts after the guard; nil without parts (the mic alone).
     public let stage: StageBus?
+    /// Each strip's and part's own output (`addDirectOuts`), nil without.
+    public private(set) var directOuts: DirectOuts?
     /// The settings last applied (strip channels as built).
     public private(set) var settings: LiveSettings
     /// The room the reverb was last set to; a preset change resets size, damping and width.
@@ -181,18 +183,58 @@ public final class LiveChain {
         percent > 0 ? max(MixerInput.silenceDB, 20 * log10f(percent / 100)) : MixerInput.silenceDB
     }
 
-    /// Each strip's bus and send gains muted when the strip is, or the mic is off.
+    /// Each strip's bus and send gains muted when the strip is, or the mic is off;
+    /// the direct outs with them, and each part's with its part.
     private func applyMutes() {
         for (i, values) in settings.strips.enumerated() {
             let muted = values.mute || !micOn
             busMixer.inputs[i].isMuted = muted
             sendMixer.inputs[i].isMuted = muted
         }
+        directOuts?.apply(stripMutes: settings.strips.map { $0.mute || !micOn },
+                          partMutes: stage?.parts.map { settings.parts[$0.name]?.mute ?? false } ?? [])
     }
 
     /// Frames the chain delays its input by (the voice processors' and the
     /// limiter's look-ahead; the howl guard adds none), once compiled.
     public var latencyFrames: Int { (strips.map(\.latencyFrames).max() ?? 0) + limiter.latencyFrames }
+
+    /// Frames from a strip's output, or a stage part's fader, to the chain's
+    /// output at `sampleRate` (the limiter's look-ahead and true peak): known
+    /// before the chain is compiled, for what must line up with its output.
+    public func busLatencyFrames(sampleRate: Double) -> Int { busLatency(ProcessSpec(sampleRate: sampleRate, maximumBlockSize: 1)) }
+
+    /// `busLatencyFrames` as a function of the format that holds nothing of
+    /// the chain (a node of its graph may keep it).
+    public var busLatency: (ProcessSpec) -> Int {
+        let lookahead = limiter.lookaheadMilliseconds
+        return { LimiterNode.latencyFrames(lookaheadMilliseconds: lookahead, sampleRate: $0.sampleRate) }
+    }
+
+    /// Frames from the capture input to the chain's output for a format
+    /// (`latencyFrames` once compiled): the strips' voice processors and the
+    /// bus's; a function that holds nothing of the chain.
+    public var inputLatency: (ProcessSpec) -> Int {
+        let voice = strips.contains { $0.voiceProcessor != nil }, bus = busLatency
+        return { (voice ? VoiceProcessingNode.windowLength(sampleRate: $0.sampleRate) : 0) + bus($0) }
+    }
+
+    /// Adds outputs of their own for each strip and part (`DirectOuts`)
+    /// after the graph's output (the recording tap, when a take records), which
+    /// becomes 2 + `names.count` channels: the main pair, then the direct outs.
+    /// - Returns: the direct outs' names, one per channel after the main two.
+    /// - Throws: `GraphError` (no output yet, a wiring mistake).
+    /// - Realtime: unsafe. Control thread, before compiling.
+    public func addDirectOuts() throws -> [String] {
+        precondition(directOuts == nil, "direct outs are added once")
+        guard let main = graph.output else { throw GraphError.noOutput }
+        let outs = DirectOuts(stripCount: strips.count, parts: stage?.parts.map(\.name) ?? [])
+        graph.output = try outs.build(in: graph, mainOutput: main, stripOutputs: stripOutputs,
+                                      partOutputs: stage?.partOutputs ?? [], latency: busLatency)
+        directOuts = outs
+        applyMutes()
+        return outs.names
+    }
 
     /// Compiles the chain for `spec`.
     public func compile(spec: ProcessSpec) throws -> RenderPlan { try graph.compile(spec: spec) }

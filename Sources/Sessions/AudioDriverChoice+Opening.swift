@@ -29,11 +29,12 @@ extension AudioDriverChoice {
     /// - Parameter captureOnly: nothing plays back but a monitor: a capture
     ///   device that will not run at the rate or period asked for is said to
     ///   be so alone, not to disagree with a playback device the user never named.
+    /// - Parameter directOutputs: JACK's output ports after `out_L`/`out_R` (`--direct-outs`).
     /// - Throws: `SessionError.failed`: the driver's one line (an unknown
     ///   PCM, a busy device, a refused format, no server, an unreadable input file).
     /// - Thread: control
     /// - Realtime: unsafe (opens devices or files)
-    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool) throws(SessionError) -> OpenedDriver {
+    func open(captureChannels: Int, midiInput: Bool, captureOnly: Bool, directOutputs: [String] = []) throws(SessionError) -> OpenedDriver {
         switch self {
         case var .alsa(options):
             // Up to two capture channels the device's own choice stands.
@@ -42,6 +43,7 @@ extension AudioDriverChoice {
         case var .jack(options):
             options.inputChannels = max(options.inputChannels, captureChannels)
             options.midiInput = midiInput
+            options.directOutputs = directOutputs
             do {
                 return .device(try JACKDriver(options: options))
             } catch {

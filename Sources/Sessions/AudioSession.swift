@@ -1,6 +1,7 @@
 import AudioFiles
 import Chains
 import CommandLineInterface
+import DSP
 import Engine
 import Foundation
 import OfflineDrivers
@@ -66,13 +67,14 @@ public final class AudioSession {
         if let line = setup.driverLine { output.line("busker \(setup.command): \(line)") }
         opened = try setup.driver.open(captureChannels: setup.sources.captureChannels,
                                        midiInput: setup.sources.midi != nil,
-                                       captureOnly: setup.sources.isCaptureOnly)
+                                       captureOnly: setup.sources.isCaptureOnly, directOutputs: setup.sources.directOutNames)
         let driver = opened.driver
         if let input = driver.midiInput { midi?.attach(input) }
         do {
             (chain, player) = try Self.buildChain(setup, song: checked.song, performance: checked.performance,
                                                   format: driver.format, output: output)
             (tap, takes) = try Self.installTaps(setup, chain: chain, firstTake: firstTake, format: driver.format)
+            try Self.addDirectOuts(setup, chain: chain)
             if let observer = chain.cycleObserver { engine.attach(observer) }
             // An offline driver's plan is installed when it runs.
             if !setup.driver.isOffline { engine.install(try chain.compile(spec: driver.processSpec)) }
@@ -392,8 +394,11 @@ public final class AudioSession {
         try tap.install(atEndOf: chain.graph)
         let takes: TakeControl
         if chain.scheduler != nil {
+            // A stage's instruments reach the output through the bus alone (never a strip's voice processor);
+            // the chain is not compiled yet, so its latency comes from the format.
+            let midiLatency = chain.live.map { $0.busLatencyFrames(sampleRate: rate) } ?? chain.latencyFrames
             takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate,
-                                recordsMIDI: true, midiLatencyFrames: chain.latencyFrames,
+                                recordsMIDI: true, midiLatencyFrames: midiLatency,
                                 protecting: setup.sources.instruments?.songPath.map { [$0] } ?? [])
         } else {
             takes = TakeControl(tap: tap, request: recording, firstPath: firstTake, sampleRate: format.sampleRate)
@@ -407,23 +412,41 @@ public final class AudioSession {
     /// `--stems`: the dry mic on a side branch of the capture input, each
     /// strip as processed (before pan and mute) on a branch of its last node
     /// (nodes off the output path still run), and a stage's parts before their faders.
+    /// Each stem is delayed by the chain's latency after its branch point (the
+    /// limiter's, and the voice processors' for the dry mic), so that every
+    /// stem lines up with the mix frame for frame, as a take's parts must.
     private static func installStems(_ chain: LiveChain, sharing tap: RecordingTap, format: AudioFormat) throws -> [TakeControl.Stem] {
         let rate = Double(format.sampleRate)
-        let dry = TakeControl.makeTap(channels: max(1, format.inputChannels), sampleRate: rate, sharing: tap)
-        try chain.graph.connect(chain.graph.input, to: chain.graph.add(dry))
-        var stems: [TakeControl.Stem] = [(name: "mic", tap: dry)]
+        func stem(_ name: String, from output: AudioGraph.NodeID, channels: Int, delay: @escaping (ProcessSpec) -> Int) throws
+            -> TakeControl.Stem {
+            let recorder = TakeControl.makeTap(channels: channels, sampleRate: rate, sharing: tap)
+            let aligned = chain.graph.add(FixedDelayNode(name: "\(name) stem delay", delayFrames: delay))
+            try chain.graph.connect(output, to: aligned)
+            try chain.graph.connect(aligned, to: chain.graph.add(recorder))
+            return (name: name, tap: recorder)
+        }
+        let fromInput = chain.inputLatency, fromBus = chain.busLatency
+        var stems = [try stem("mic", from: chain.graph.input, channels: max(1, format.inputChannels), delay: fromInput)]
         for (index, output) in chain.stripOutputs.enumerated() {
-            let strip = TakeControl.makeTap(channels: 1, sampleRate: rate, sharing: tap)
-            try chain.graph.connect(output, to: chain.graph.add(strip))
-            stems.append((name: "strip\(index + 1)", tap: strip))
+            stems.append(try stem("strip\(index + 1)", from: output, channels: 1, delay: fromBus))
         }
         // A stage's parts as they reach their faders, stereo.
         for (part, output) in zip(chain.stage?.parts ?? [], chain.stage?.partOutputs ?? []) {
-            let stem = TakeControl.makeTap(channels: 2, sampleRate: rate, sharing: tap)
-            try chain.graph.connect(output, to: chain.graph.add(stem))
-            stems.append((name: part.name, tap: stem))
+            stems.append(try stem(part.name, from: output, channels: 2, delay: fromBus))
         }
         return stems
+    }
+
+    /// `--direct-outs`: the strips' and parts' own outputs after the main
+    /// pair, on the ports the driver registered for them, in their order.
+    /// - Throws: `SessionError.failed` when the chain's outputs are not the ports (a fault of Busker's).
+    private static func addDirectOuts(_ setup: SessionDescription, chain: SessionChain) throws {
+        guard setup.sources.directOuts, let live = chain.live else { return }
+        let names = try live.addDirectOuts()
+        guard names == setup.sources.directOutNames else {
+            throw SessionError.failed("direct outs: the chain has \(names.joined(separator: ", ")), "
+                                      + "the ports are \(setup.sources.directOutNames.joined(separator: ", "))")
+        }
     }
 
     /// The chain compiled again for a driver's new format (a sound server's

@@ -42,6 +42,8 @@ public struct SessionSources {
     public var limiterLookaheadMilliseconds: Float?
     /// With nothing but the input: the take's channels (nil: the input's).
     public var recordedChannels: Int?
+    /// An output of its own for each strip and part (`--direct-outs`, JACK only).
+    public var directOuts = false
 
     public init(strips: LiveSettings? = nil, instruments: Instruments? = nil, midi: MIDISources? = nil,
                 limiterLookaheadMilliseconds: Float? = nil) {
@@ -49,6 +51,14 @@ public struct SessionSources {
         self.instruments = instruments
         self.midi = midi
         self.limiterLookaheadMilliseconds = limiterLookaheadMilliseconds
+    }
+
+    /// The direct outs' port names (`DirectOuts.names`) for these strips and
+    /// parts, known before the chain is built: the driver registers them when it opens.
+    public var directOutNames: [String] {
+        guard directOuts, let strips else { return [] }
+        let parts = instruments.map { StageChain.partNames(options: $0.options, hasSong: $0.songPath != nil) } ?? []
+        return DirectOuts.names(stripCount: strips.strips.count, parts: parts)
     }
 
     /// Nothing but the input, recorded as it is (`busker record`).

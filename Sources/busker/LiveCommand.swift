@@ -41,6 +41,11 @@ enum LiveCommand {
     \(AudioDriverChoice.help)
                              With JACK, each strip input is a port (--inputs 1,2: in_1, in_2),
                              and midi_in takes MIDI control beside --midi and --midi-in.
+      --direct-outs          JACK: beside out_L/out_R, a port per mic strip (strip1, … mono) and a
+                             pair per stage part (keys_L keys_R, drums_…, song_…) for a mixing desk:
+                             each strip as processed, pre-fader (Busker's fader, pan and volume
+                             leave it alone: the desk mixes), silent while muted or the mic is off;
+                             NO limiter on them (out_L/out_R keep theirs); in time with out_L/out_R
 
     ALSA devices (PCM names, as in aplay -D; see busker devices):
       -D, --device PCM       capture and playback on one PCM (default: default)
@@ -150,6 +155,9 @@ enum LiveCommand {
             if args.string("osc") != nil || args.string("osc-bind") != nil {
                 throw CommandLineError.usage("--osc is for devices: a file runs faster than anyone can play")
             }
+            if args.has("direct-outs") {
+                throw CommandLineError.usage("--direct-outs is for --driver jack: with file: endpoints only the mix is written")
+            }
             try runOnFiles(input: input, output: output, args: args, settings: settings, instruments: instruments)
             print("busker live: start the same sound again with: " + start.restartLine(settings: settings, onDevices: false))
         } else {
@@ -230,6 +238,12 @@ enum LiveCommand {
                                        quitKey: "q")
         setup.driverLine = why
         setup.lossConsequence = "; the mic is off"
+        if args.has("direct-outs") {
+            guard case .jack = driver else {
+                throw CommandLineError.usage("--direct-outs is for --driver jack: a sound card's outputs carry the main mix")
+            }
+            setup.sources.directOuts = true
+        }
         let session = try AudioSession(setup)
         try session.start()
         if args.has("verbose") {

@@ -50,6 +50,12 @@ public final class StageChain {
         return parts
     }
 
+    /// The names `parts(keys:song:)` gives for instruments built from `options`
+    /// (the kit is a part unless channel 10 is the SoundFont's alone, or off).
+    public static func partNames(options: InstrumentParts.Options, hasSong: Bool) -> [String] {
+        ["keys"] + (options.drums && options.drumSource != .soundFont ? ["drums"] : []) + (hasSong ? ["song"] : [])
+    }
+
     /// Frees what the audio thread has retired. Control loop.
     public func collectRetired() {
         keys.collectRetired()

@@ -19,7 +19,7 @@ public enum LiveRestartCommand {
                                        "format", "channels", "limiter-lookahead", "midi", "midi-in", "osc", "osc-bind",
                                        "soundfont", "instrument", "program", "bank", "polyphony", "kit", "drums", "note-watchdog",
                                        "song", "tempo", "from", "transpose", "part", "control-midi", "control-midi-in"]
-    public static let deviceFlags = ["no-tui", "auto-resume", "reconnect", "no-drums", "loop"]
+    public static let deviceFlags = ["no-tui", "auto-resume", "reconnect", "no-drums", "loop", "direct-outs"]
     /// The environment variables that choose the ALSA configuration and the
     /// JACK server (the virtual sound card's), repeated when set.
     public static let environmentNames = ["ALSA_CONFIG_PATH", "JACK_DEFAULT_SERVER", "JACK_NO_START_SERVER"]

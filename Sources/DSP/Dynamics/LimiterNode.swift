@@ -66,6 +66,16 @@ public final class LimiterNode: AudioNode {
     /// the maximum over the frames around it): the delay it adds to the look-ahead.
     public static var truePeakDelayFrames: Int { 12 }
 
+    /// The latency a limiter of `lookaheadMilliseconds` has at `sampleRate`
+    /// (`latencyFrames` once prepared), known before it is: for what must line up with its output.
+    public static func latencyFrames(lookaheadMilliseconds: Float, sampleRate: Double) -> Int {
+        lookaheadFrames(milliseconds: lookaheadMilliseconds, sampleRate: sampleRate) + truePeakDelayFrames
+    }
+
+    private static func lookaheadFrames(milliseconds: Float, sampleRate: Double) -> Int {
+        max(0, Int((Double(milliseconds) * sampleRate / 1000).rounded()))
+    }
+
     // MARK: Control thread only (set by `allocate`, read by the audio thread)
     /// The look-ahead in frames, plus `truePeakDelayFrames`: the latency. Valid after prepare.
     public private(set) var latencyFrames = 0
@@ -191,7 +201,7 @@ public final class LimiterNode: AudioNode {
         freeBuffers()
         channelCount = max(1, outputChannelCount)
         // 0 is allowed: an instant attack (the live mic's choice), delayed only for the true peak.
-        lookaheadFrames = max(0, Int((Double(lookaheadMilliseconds) * spec.sampleRate / 1000).rounded()))
+        lookaheadFrames = Self.lookaheadFrames(milliseconds: lookaheadMilliseconds, sampleRate: spec.sampleRate)
         latencyFrames = lookaheadFrames + Self.truePeakDelayFrames
         keptFrames = latencyFrames
         let windowLength = lookaheadFrames + 1

@@ -68,6 +68,9 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         public var autoConnectsOutputs = true
         /// Register `midi_in` (read each cycle by `cycleMIDI`).
         public var midiInput = false
+        /// Output ports after `out_L`/`out_R`, one per channel the engine
+        /// renders after its main two (`--direct-outs`: `strip1`, `keys_L`, …).
+        public var directOutputs: [String] = []
         /// Busker's own latency published on its ports (see "Latency").
         public var ownLatencyFrames = 0
         /// How long `start` waits for the first cycle before it returns
@@ -148,10 +151,12 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         let inputNames = (0..<max(0, options.inputChannels)).map { "in_\($0 + 1)" }
         var inputs: [OpaquePointer] = []
         for name in inputNames { inputs.append(try register(name, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsInput)) }
-        let outputs = [try register("out_L", type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsOutput),
-                       try register("out_R", type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsOutput)]
+        var outputs: [OpaquePointer] = []
+        for name in ["out_L", "out_R"] + options.directOutputs {
+            outputs.append(try register(name, type: JACK_DEFAULT_AUDIO_TYPE, flags: JackPortIsOutput))
+        }
         let midi = options.midiInput ? try register("midi_in", type: JACK_DEFAULT_MIDI_TYPE, flags: JackPortIsInput) : nil
-        portNames = inputNames + ["out_L", "out_R"] + (options.midiInput ? ["midi_in"] : [])
+        portNames = inputNames + ["out_L", "out_R"] + options.directOutputs + (options.midiInput ? ["midi_in"] : [])
 
         if case let .ports(patches) = options.connections {
             for patch in patches {
@@ -295,9 +300,12 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         let ms = Double(total) * 1000 / Double(max(1, f.sampleRate))
         let patched = connectionSummary
         return "jack client '\(clientName)' on server '\(serverName)': \(f.sampleRate) Hz, \(f.periodFrames) frames per cycle, "
-            + "\(f.inputChannels) in / 2 out; \(patched.isEmpty ? "nothing connected" : patched); "
+            + "\(f.inputChannels) in / \(2 + options.directOutputs.count) out; \(patched.isEmpty ? "nothing connected" : patched); "
             + "latency \(capture) capture + \(own) Busker + \(playback) playback = \(total) frames (\(String(format1: ms)) ms)"
     }
+
+    /// Whether our port `name` (without the client name) is an output: `out_L`, `out_R` and the direct outputs.
+    private func isOutput(_ name: String) -> Bool { name.hasPrefix("out_") || options.directOutputs.contains(name) }
 
     /// What each port is connected to, `in_1 ← system:capture_1, out_L → system:playback_1`.
     public var connectionSummary: String {
@@ -305,7 +313,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
         for name in portNames {
             let others = connections(of: name)
             guard !others.isEmpty else { continue }
-            let arrow = name.hasPrefix("out_") ? "→" : "←"
+            let arrow = isOutput(name) ? "→" : "←"
             parts.append("\(name) \(arrow) \(others.joined(separator: " + "))")
         }
         return parts.joined(separator: ", ")
@@ -397,7 +405,7 @@ public final class JACKDriver: AudioDriver, @unchecked Sendable {
     private func connect(_ client: OpaquePointer) throws(JACKDriverError) {
         func link(_ own: String, _ other: String) throws(JACKDriverError) {
             let mine = "\(clientName):\(own)"
-            let (from, to) = own.hasPrefix("out_") ? (mine, other) : (other, mine)
+            let (from, to) = isOutput(own) ? (mine, other) : (other, mine)
             let rc = jack_connect(client, from, to)
             guard rc == 0 || rc == EEXIST else { throw .connectFailed(from: from, to: to, code: rc) }
         }

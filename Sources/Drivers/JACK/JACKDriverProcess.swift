@@ -71,6 +71,8 @@ final class JACKDriverProcess: @unchecked Sendable {
 
     // MARK: Audio thread only
     private let inputCount: Int
+    /// `out_L`, `out_R` and the direct outputs after them.
+    private let outputCount: Int
     private let inputPortList: UnsafeMutablePointer<OpaquePointer>
     private let outputPortList: UnsafeMutablePointer<OpaquePointer>
     private let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -84,6 +86,7 @@ final class JACKDriverProcess: @unchecked Sendable {
         self.midiPort = midiPort
         self.calls = calls
         inputCount = inputPorts.count
+        outputCount = outputPorts.count
         inputPortList = .allocate(capacity: max(1, inputPorts.count))
         outputPortList = .allocate(capacity: max(1, outputPorts.count))
         for (i, p) in inputPorts.enumerated() { (inputPortList + i).initialize(to: p) }
@@ -129,7 +132,7 @@ final class JACKDriverProcess: @unchecked Sendable {
     // MARK: Audio thread
 
     /// One process cycle: `nframes` frames from the input ports through the
-    /// engine to `out_L`/`out_R`. Silence instead when not rendering, when
+    /// engine to `out_L`/`out_R` (and the direct outputs after them). Silence instead when not rendering, when
     /// the cycle is longer than the graph was compiled for (counted).
     /// - Thread: audio (JACK's process thread, `audio-render`)
     /// - Realtime: safe (port buffers, atomics, the MIDI reader, the engine)
@@ -139,10 +142,10 @@ final class JACKDriverProcess: @unchecked Sendable {
         defer { inCycle.store(false, ordering: .sequentiallyConsistent) }
         cyclesSeen.add(1, ordering: .relaxed)
         let frames = Int(nframes)
-        for c in 0..<2 {
+        for c in 0..<outputCount {
             outputPointers[c] = calls.portBuffer(outputPortList[c], nframes)!.assumingMemoryBound(to: Float.self)
         }
-        let output = AudioBlock(channels: UnsafePointer(outputPointers), channelCount: 2, frameCount: frames)
+        let output = AudioBlock(channels: UnsafePointer(outputPointers), channelCount: outputCount, frameCount: frames)
         guard rendering.load(ordering: .sequentiallyConsistent), let engine else {
             output.clear()
             keepMIDI(frames: nframes)
