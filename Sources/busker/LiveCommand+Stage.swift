@@ -24,6 +24,12 @@ extension LiveCommand {
                              and a keyboard's pedal sustains, never toggling the mic (default none)
       --control-midi-in PATH the same, raw MIDI bytes from a device, FIFO or file
       on files, --midi-in FILE.mid is what the player plays (a Standard MIDI File, at its times)
+      keys on a stage: tab selects the mic strips, then keys, drums and song; on a part
+                             i I level, p P pan, x mute, o solo, r R reverb send;
+                             s plays or pauses the song, Enter takes it to the top;
+                             ` (keys mode) plays the keys part from the computer keyboard as
+                             busker play does (z…/ and q…p notes, 1…= drum pads, [ ] octave);
+                             q is a note there: ` again returns to the control keys
     \(InstrumentRig.Options.help)
     """
 
