@@ -170,9 +170,22 @@ public final class LiveSession {
                     fflush(nil)
                 }
             }
-            usleep(33_000)
+            if terminal != nil {
+                waitForKey(milliseconds: 33)
+            } else {
+                usleep(33_000)
+            }
         }
         return runner.state
+    }
+
+    /// Waits up to `milliseconds` for a key on the terminal, so that a key
+    /// (a note in keys mode) is read and stamped as it comes rather than up
+    /// to a refresh later; a closed or failing input waits the whole time.
+    private func waitForKey(milliseconds: Int32) {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0 || Int32(descriptor.revents) & (POLLHUP | POLLERR | POLLNVAL) != 0 { usleep(UInt32(milliseconds) * 1000) }
     }
 
     /// Turns the mic on or off: every strip ramps in or out over 20 ms, and
