@@ -160,6 +160,17 @@ final class LiveSessionStageTests: XCTestCase {
         XCTAssertEqual(s.status().parts, [])
     }
 
+    /// The stage's new keys are free: the mode key plays no note and no
+    /// control key is it; s, Enter and o are no mic strip's or the bus's key.
+    func testTheStagesKeysAreTakenByNothingElse() {
+        XCTAssertEqual(LiveSession.modeKey, .character("`"))
+        XCTAssertNil(ComputerKeyboard.binding(for: "`"), "the mode key plays no note in keys mode")
+        let controlKeys = (LiveScreen.keyHelp + LiveScreen.stripKeyHelp).flatMap { $0.0.split(separator: " ").map(String.init) }
+        for key in ["`", "s", "S", "o", "O", "Enter"] { XCTAssertFalse(controlKeys.contains(key), key) }
+        let stageKeys = (LiveScreen.stageKeyHelp + LiveScreen.partKeyHelp).flatMap { $0.0.split(separator: " ").map(String.init) }
+        XCTAssertEqual(stageKeys.count, Set(stageKeys).count, "no key twice among the stage's: \(stageKeys)")
+    }
+
     func testOnAStageWithoutASongTheSongKeysSaySo() throws {
         let s = try stage()
         press(s, "s")
