@@ -171,6 +171,28 @@ final class LiveSessionStageTests: XCTestCase {
         XCTAssertEqual(stageKeys.count, Set(stageKeys).count, "no key twice among the stage's: \(stageKeys)")
     }
 
+    /// Learn mode with a part selected: its strip keys bind nothing (MIDI
+    /// drives the mic strips and the bus), and learning goes on.
+    func testLearnModeDoesNotBindAMicStripsControlFromAPartsKey() throws {
+        let s = try stage()
+        let fifo = work.appendingPathComponent("midi.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let midi = try LiveMIDIControl(midi: "none", midiIn: fifo)
+        s.midi = midi
+        midi.start()
+        defer { midi.stop() }
+        let writer = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        defer { try? writer.close() }
+        press(s, "\t\tl")  // keys, then learn
+        XCTAssertTrue(s.status().learning)
+        press(s, "x")
+        XCTAssertEqual(s.message, "learn: MIDI does not drive the keys part's controls; tab selects a mic strip (Esc cancels)")
+        XCTAssertEqual(s.status().midi, "learn: press the key of the control to bind (Esc cancels)", "still waiting for a key")
+        XCTAssertEqual(s.settings.parts["keys"]?.mute, false, "and x did not mute the part either")
+        press(s, "\t\t\tx")  // back to strip 1: x chooses its mute
+        XCTAssertEqual(s.status().midi, "learn strip 1 mute: move a knob or pedal, or hit a pad (Esc cancels)")
+    }
+
     func testOnAStageWithoutASongTheSongKeysSaySo() throws {
         let s = try stage()
         press(s, "s")
