@@ -213,7 +213,7 @@ public final class AudioSession {
         if setup.sources.instruments?.fromBar != nil, let player {
             player.resume()
         } else {
-            song?.play()
+            song?.playFromTop()
         }
         if case let .stage(stage) = chain { stage.performance?.play() }
     }

@@ -33,6 +33,34 @@ public enum LiveScreen {
         ("v", "voice processing"),
     ]
 
+    /// The stage's keys, beside the bus keys on a stage: the mode key and the song's transport.
+    public static let stageKeyHelp: [(String, String)] = [
+        ("`", "keys mode"),
+        ("s", "song play/pause"),
+        ("Enter", "song to the top"),
+    ]
+
+    /// The keys that act on a selected stage part (keys, drums, song).
+    public static let partKeyHelp: [(String, String)] = [
+        ("i I", "level −/+"),
+        ("p P", "pan L/R"),
+        ("x", "mute"),
+        ("o", "solo"),
+        ("r R", "reverb send −/+"),
+    ]
+
+    /// Keys mode's keys: the computer keyboard plays the keys part as in
+    /// `busker play`; q is a note here, so the mode key leads back to where q quits.
+    public static let keysModeHelp: [(String, String)] = [
+        ("`", "control keys (q quits there)"),
+        ("z…/ q…p", "notes"),
+        ("1…=", "drum pads"),
+        ("[ ]", "octave"),
+        ("space", "mic on/off"),
+        ("↑ ↓", "volume"),
+        ("^R", "record"),
+    ]
+
     /// The screen for a terminal of `columns` × `rows`. Everything is laid out
     /// to fit: the key help and the strip's controls wrap between items, long
     /// messages (the session's notice, the take's line, MIDI and OSC, what a
@@ -40,17 +68,21 @@ public enum LiveScreen {
     /// shortened from the left, the big MIC sign takes one line instead of
     /// three below 30 rows, and when rows are still short whole blocks go,
     /// least needed first (`ScreenLayout`): the tip, the spacers, the
-    /// loudness, the timing, the MIDI and OSC line, the controls; the title, the state,
-    /// the MIC sign, the meters, the keys with quit, the prompt and the
-    /// message stay.
+    /// loudness, the timing, the MIDI and OSC line, the bus's controls, the selected strip's; the title, the state,
+    /// the MIC sign, the keyboard's mode, the meters (every mic strip, every
+    /// stage part, the output) with the song's position, the keys with quit,
+    /// the prompt and the message stay. In keys mode the keys played replace
+    /// the controls and the control keys.
     public static func draw(_ s: LiveStatus, columns: Int, rows: Int = 24) -> String {
         layout(s, columns: columns, rows: rows).draw(columns: columns, rows: rows)
     }
 
     /// How much each block is needed: the higher, the later it goes on a short terminal.
     enum Rank {
-        static let title = 100, state = 98, keys = 96, mic = 94, prompt = 92, message = 90, meters = 88,
-                   recording = 86, notice = 84, stripKeys = 80, guardLine = 70, controls = 60, remote = 58,
+        static let title = 100, state = 98, keys = 96, mic = 94, mode = 93, prompt = 92, message = 90, meters = 88,
+                   song = 87, recording = 86, notice = 84, stripKeys = 80, guardLine = 70, controls = 60, busControls = 59,
+                   remote = 58,
+                   legend = 55,
                    timing = 50, loudness = 45, spacer = 10, tip = 0
     }
 
@@ -61,9 +93,15 @@ public enum LiveScreen {
         var screen = ScreenLayout()
         addHeader(s, width: width, to: &screen)
         addMicSign(s, width: width, rows: rows, to: &screen)
+        if let mode = s.keysMode { screen.add(modeLine(mode, width: width), rank: Rank.mode) }
         addMeters(s, width: width, to: &screen)
+        if let song = s.song { screen.add("  \(bold)\(song)\(reset)", rank: Rank.song) }
         screen.add(guardLine(s), rank: Rank.guardLine)
-        addControls(s, width: width, to: &screen)
+        if let mode = s.keysMode, mode.on {
+            screen.add(mode.legend.map { "  \(dim)\($0)\(reset)" }, rank: Rank.legend)
+        } else {
+            addControls(s, width: width, to: &screen)
+        }
         // MIDI and OSC: what learn mode waits for (must show), else the mapping or the last action.
         if let midi = s.midi {
             screen.add(messageLines(midi, width: width, style: s.learning ? "\u{1B}[1;33m" : dim),
@@ -72,8 +110,16 @@ public enum LiveScreen {
         // What the last key or save said, and the preset prompt.
         if let text = s.message { screen.add(messageLines(text, width: width, style: "\u{1B}[1;33m"), rank: Rank.message) }
         if let prompt = s.bottomLine { screen.add(prompt, rank: Rank.prompt) }
-        addKeys(width: width, to: &screen)
+        addKeys(s, width: width, to: &screen)
         return screen
+    }
+
+    /// Which mode the computer keyboard is in: keys mode stands out, with
+    /// the octave and the MIDI events the keys part has had.
+    private static func modeLine(_ mode: KeysModeStatus, width: Int) -> String {
+        guard mode.on else { return "  \(dim)control keys · ` plays the instruments from the keyboard\(reset)" }
+        return "  \u{1B}[1;30;43m KEYS MODE \(reset) \(bold)the keyboard plays\(reset) · octave \(mode.octave)"
+            + " · MIDI events \(mode.midiEvents) · \(bold)`\(reset) back"
     }
 
     /// The title, the timing line, the state and the session's notice.
@@ -116,14 +162,22 @@ public enum LiveScreen {
     private static func addMeters(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
         var meters: [String] = []
         // Each strip's meter is labelled with the channel(s) it reads; ▸ marks the selected strip, M a muted one.
+        let choice = s.strips.count + s.parts.count > 1
         let stripLabels = s.strips.map { strip in
-            (strip.selected && s.strips.count > 1 ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
+            (strip.selected && choice ? "▸" : " ") + "\(strip.number) \(strip.source)" + (strip.settings.mute ? " M" : "")
         }
-        let labelWidth = max(6, stripLabels.map(\.count).max() ?? 6)
+        // A part's meter is labelled with its name; M a muted part, S a soloed one.
+        let partLabels = s.parts.map { part in
+            (part.selected ? "▸" : " ") + part.name + (part.settings.mute ? " M" : "") + (part.settings.solo ? " S" : "")
+        }
+        let labelWidth = max(6, (stripLabels + partLabels).map(\.count).max() ?? 6)
         // The two-column indent, label, space, bar, space and "  -inf dBFS" (11).
         let barWidth = max(10, min(72, width - labelWidth - 15))
         for (strip, label) in zip(s.strips, stripLabels) {
             meters.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: strip.peakDB, width: barWidth))
+        }
+        for (part, label) in zip(s.parts, partLabels) {
+            meters.append(meterLine(label: label.padding(toLength: labelWidth, withPad: " ", startingAt: 0), db: part.peakDB, width: barWidth))
         }
         for (c, db) in s.outputPeakDB.enumerated() {
             let side = s.outputPeakDB.count == 1 ? " out" : c == 0 ? " out L" : " out R"
@@ -137,12 +191,19 @@ public enum LiveScreen {
         }
     }
 
-    /// The bus's controls and the selected strip's.
+    /// The bus's controls and the selected strip's or part's.
     private static func addControls(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
         let bus = s.settings
         screen.add(wrap(["\(bold)bus\(reset):", "volume \(bold)\(String(format: "%.2f", bus.volume))\(reset)",
                          "room \(bold)\(bus.room.rawValue)\(reset)", "howl guard \(bold)\(bus.howlGuard ? "on" : "off")\(reset)"],
-                        width: width), rank: Rank.controls)
+                        width: width), rank: Rank.busControls)
+        if let index = s.selectedPart {
+            let part = s.parts[index], v = part.settings
+            screen.add(wrap(["\(bold)\(part.name)\(reset):", "level \(bold)\(signed(v.levelDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
+                             v.mute ? "\u{1B}[1;31mMUTED\(reset)" : "mute off", v.solo ? "\u{1B}[1;33mSOLO\(reset)" : "solo off",
+                             "reverb \(bold)\(Int(v.reverbSendPercent)) %\(reset)"], width: width), rank: Rank.controls)
+            return
+        }
         guard s.strips.indices.contains(s.selectedStrip) else { return }
         let strip = s.strips[s.selectedStrip], v = strip.settings
         var items = ["\(bold)\(strip.label)\(reset):", "gain \(bold)\(signed(v.gainDB)) dB\(reset)", "pan \(bold)\(panText(v.pan))\(reset)",
@@ -155,11 +216,22 @@ public enum LiveScreen {
         screen.add(wrap(items, width: width), rank: Rank.controls)
     }
 
-    /// The key help, the strip keys and the safety tip, with spacers.
-    private static func addKeys(width: Int, to screen: inout ScreenLayout) {
+    /// The key help (on a stage with its keys, in keys mode the keys that
+    /// play), the selected strip's or part's keys and the safety tip, with spacers.
+    private static func addKeys(_ s: LiveStatus, width: Int, to screen: inout ScreenLayout) {
+        func items(_ help: [(String, String)]) -> [String] { help.map { "\(bold)\($0.0)\(reset) \($0.1)" } }
         screen.add("", rank: Rank.spacer)
-        screen.add(wrap(["\(bold)keys\(reset):"] + keyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.keys)
-        screen.add(wrap(["\(bold)strip\(reset):"] + stripKeyHelp.map { "\(bold)\($0.0)\(reset) \($0.1)" }, width: width), rank: Rank.stripKeys)
+        if let mode = s.keysMode, mode.on {
+            screen.add(wrap(["\(bold)keys mode\(reset):"] + items(keysModeHelp), width: width), rank: Rank.keys)
+        } else {
+            screen.add(wrap(["\(bold)keys\(reset):"] + items(keyHelp + (s.keysMode == nil ? [] : stageKeyHelp)), width: width),
+                       rank: Rank.keys)
+            if s.selectedPart != nil {
+                screen.add(wrap(["\(bold)part\(reset):"] + items(partKeyHelp), width: width), rank: Rank.stripKeys)
+            } else {
+                screen.add(wrap(["\(bold)strip\(reset):"] + items(stripKeyHelp), width: width), rank: Rank.stripKeys)
+            }
+        }
         screen.add("", rank: Rank.spacer)
         screen.add("  \(dim)Tip: start low and turn up slowly; keep the mic away from the speaker\(reset)", rank: Rank.tip)
     }

@@ -25,7 +25,8 @@ extension LiveSession {
     }
 
     /// Learn mode's keys: `l` starts or cancels it; while it waits for a
-    /// control, that control's key chooses it (on the selected strip); Esc
+    /// control, that control's key chooses it (on the selected mic strip; a
+    /// stage part's strip keys say MIDI does not drive parts); Esc
     /// cancels. With no MIDI source to learn from, `l` says so on the message
     /// line and learn mode stays off (or ends). Returns nil when the key is
     /// not learn mode's (the caller handles it as usual).
@@ -47,6 +48,11 @@ extension LiveSession {
             return true
         }
         guard let control = Self.learnableControl(for: key, strip: selectedStrip + 1) else { return nil }
+        // A strip key with a stage part selected would bind the mic strip's control, not the part's.
+        if let part = selectedPart, parts.indices.contains(part), control != .mic, control != .volume {
+            message = "learn: MIDI does not drive the \(parts[part].name) part's controls; tab selects a mic strip (Esc cancels)"
+            return true
+        }
         midi.learnControl(control)
         return true
     }

@@ -5,6 +5,8 @@ import DSP
 import Engine
 import Foundation
 import Loudness
+import MIDI
+import Sequencing
 import Sessions
 import Session
 
@@ -15,16 +17,34 @@ import Session
 /// touches the audio thread's data except through parameters, meters and queues.
 ///
 /// Strip keys act on the selected strip (tab cycles, 1–9 picks); bus keys on
-/// the bus. Other controllers (MIDI, OSC) use `setMic(on:)`, `toggleMic()`,
-/// `select(strip:)` and `apply(_:)`, all on the control thread.
+/// the bus. On a stage, tab goes on over the parts (keys, drums, song), the
+/// strip keys that make sense for a part act on it, `s` and Enter move the
+/// song, and the mode key (`` ` ``) turns the computer keyboard into the
+/// keys part's keyboard and back (`LiveSession+Stage`). Other controllers
+/// (MIDI, OSC) use `setMic(on:)`, `toggleMic()`, `select(strip:)` and
+/// `apply(_:)`, all on the control thread.
 public final class LiveSession {
     public let chain: LiveChain
     public let runner: SessionRunner
     public var driver: any AudioDriver { runner.driver }
     /// What every control is set to now (the strips' channels as the chain was built).
     public private(set) var settings: LiveSettings
-    /// The strip the strip keys act on, 0-based.
-    public private(set) var selectedStrip = 0
+    /// The strip the strip keys act on, 0-based (when no part is selected).
+    public internal(set) var selectedStrip = 0
+    /// The stage part the strip keys act on, 0-based into `chain.stage.parts`;
+    /// nil: the mic strip `selectedStrip`.
+    public internal(set) var selectedPart: Int?
+    /// The stage's song (`--song`); nil without one.
+    public let player: (any SongTransport)?
+    /// Where keys mode's notes go: the stage's keyboard port, one of the keys
+    /// part's MIDI sources; nil off a stage.
+    public let keyboardPort: MIDIInputPort?
+    /// The keys part's scheduler, whose delivered count the keys-mode line shows; nil off a stage.
+    let keysScheduler: MIDIScheduler?
+    /// Keys mode: the computer keyboard plays the keys part (`keyboard`), not the controls.
+    public internal(set) var keysMode = false
+    /// The computer keyboard's note layout and held notes, as `busker play` has it.
+    var keyboard = ComputerKeyboard()
     /// The big switch: off mutes every strip (their own mutes stay as set).
     public var micOn: Bool { chain.micOn }
     private let useTUI: Bool
@@ -82,18 +102,36 @@ public final class LiveSession {
     /// another chain.
     public convenience init?(session: AudioSession, controller: LiveController, useTUI: Bool) {
         guard let chain = session.chain.live else { return nil }
-        self.init(chain: chain, runner: session.runner, useTUI: useTUI, controller: controller)
+        let onStage = chain.stage != nil
+        self.init(chain: chain, runner: session.runner, useTUI: useTUI, controller: controller, player: session.song,
+                  keyboardPort: onStage ? session.midi?.keyboardPort : nil, keysScheduler: onStage ? session.chain.scheduler : nil)
         takes = session.takes
     }
 
-    public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool, controller: LiveController = LiveController()) {
+    /// - Parameters:
+    ///   - player: the stage's song, for its transport keys and position line.
+    ///   - keyboardPort: the stage's keyboard port, where keys mode plays; nil: no keys mode.
+    ///   - keysScheduler: the scheduler `keyboardPort` feeds.
+    public init(chain: LiveChain, runner: SessionRunner, useTUI: Bool, controller: LiveController = LiveController(),
+                player: (any SongTransport)? = nil, keyboardPort: MIDIInputPort? = nil, keysScheduler: MIDIScheduler? = nil) {
         self.chain = chain
         self.runner = runner
         self.controller = controller
-        self.settings = chain.settings
+        self.player = player
+        self.keyboardPort = keyboardPort
+        self.keysScheduler = keysScheduler
         self.useTUI = useTUI
         loudness = ShortTermLoudness(tap: chain.loudnessTap)
         load = RenderLoadMeter(engine: runner.engine)
+        self.settings = chain.settings
+        settings = withEveryPart(chain.settings)
+        if keyboardPort != nil {
+            // Every stop, loss and interruption ends the keyboard's notes, at the scheduler's next cycle.
+            runner.allNotesOff = { [unowned self] in
+                self.playNotes(self.keyboard.releaseAll())
+                keysScheduler?.releaseAllNotes()
+            }
+        }
     }
 
     /// Runs until q, SIGINT/SIGTERM or the state machine ends the session
@@ -116,6 +154,7 @@ public final class LiveSession {
             pollOSC(headless: terminal == nil)
             loudness.update()
             if let line = takes?.poll(xruns: runner.xruns, silenced: runner.engine), terminal == nil { printError("busker live: \(line)") }
+            expireNotes()
             if let terminal {
                 for key in terminal.readKeys() {
                     if handle(key) == false { runner.send(.userStop) }
@@ -131,9 +170,22 @@ public final class LiveSession {
                     fflush(nil)
                 }
             }
-            usleep(33_000)
+            if terminal != nil {
+                waitForKey(milliseconds: 33)
+            } else {
+                usleep(33_000)
+            }
         }
         return runner.state
+    }
+
+    /// Waits up to `milliseconds` for a key on the terminal, so that a key
+    /// (a note in keys mode) is read and stamped as it comes rather than up
+    /// to a refresh later; a closed or failing input waits the whole time.
+    private func waitForKey(milliseconds: Int32) {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0 || Int32(descriptor.revents) & (POLLHUP | POLLERR | POLLNVAL) != 0 { usleep(UInt32(milliseconds) * 1000) }
     }
 
     /// Turns the mic on or off: every strip ramps in or out over 20 ms, and
@@ -151,7 +203,9 @@ public final class LiveSession {
     /// Makes strip `index` (0-based) the one the strip keys act on; out of range is ignored.
     /// - Thread: control
     public func select(strip index: Int) {
-        if settings.strips.indices.contains(index) { selectedStrip = index }
+        guard settings.strips.indices.contains(index) else { return }
+        selectedStrip = index
+        selectedPart = nil
     }
 
     /// Sets every control from `settings` (a preset, a MIDI controller).
@@ -163,7 +217,7 @@ public final class LiveSession {
     public func apply(_ settings: LiveSettings) -> Bool {
         guard settings.strips.map(\.channels) == chain.strips.map(\.channels),
               (try? settings.validate()) != nil else { return false }
-        var s = settings
+        var s = withEveryPart(settings)
         // Voice processing switches only where the node is carried (not carried: it stays off).
         for i in s.strips.indices where chain.strips[i].voiceProcessor == nil { s.strips[i].voiceProcessing = false }
         self.settings = s
@@ -171,7 +225,7 @@ public final class LiveSession {
         return true
     }
 
-    /// Saves every strip, the bus and the MIDI mapping as preset `name`
+    /// Saves every strip, the bus, every stage part and the MIDI mapping as preset `name`
     /// (replacing one of that name); says how it went in `message`.
     /// - Returns: whether it was saved.
     /// - Thread: control
@@ -197,7 +251,9 @@ public final class LiveSession {
     /// refuses leaves the prompt open, with why on the message line. Quitting
     /// is deliberate: with the mic on or a take running, q asks first
     /// (`quitQuestion`) and only a second q quits; Esc never quits, it
-    /// cancels (the prompt, learn mode, the question).
+    /// cancels (the prompt, learn mode, the question). In keys mode the keys
+    /// play (`handleKeysMode`): q is a note there, and only the mode key
+    /// leads back to the controls.
     public func handle(_ key: Key) -> Bool {
         if var prompt = namePrompt {
             switch prompt.handle(key) {
@@ -215,7 +271,10 @@ public final class LiveSession {
             quitAsked = false
             return key != .character("q") && key != .character("Q")
         }
+        if key == Self.modeKey { return switchMode() }
+        if keysMode { return handleKeysMode(key) }
         if let handled = handleLearnKey(key) { return handled }
+        if let handled = handleStageKey(key) { return handled }
         switch key {
         case .character("q"), .character("Q"):
             guard micOn || takes?.isRecording == true else { return false }
@@ -249,7 +308,7 @@ public final class LiveSession {
             toggleMic()
             return true
         case .character("\t"):
-            selectedStrip = (selectedStrip + 1) % s.strips.count
+            selectNext()
             return true
         case .character(let c) where ("1"..."9").contains(c):
             select(strip: Int(String(c))! - 1)
@@ -308,7 +367,7 @@ public final class LiveSession {
             if values.noiseGate { activity.append(strip.noiseGate.gateState == .closed ? "gate closed" : "gate open") }
             if values.compressor { activity.append(String(format: "compressor −%.1f dB", strip.compressor.gainReductionDB)) }
             return StripStatus(number: index + 1, source: values.sourceLabel, peakDB: strip.meter.reading(channel: 0).peakDB,
-                               settings: values, selected: index == selectedStrip,
+                               settings: values, selected: index == selectedStrip && selectedPart == nil,
                                voiceProcessingAvailable: strip.voiceProcessor != nil,
                                cleanUpActivity: activity.joined(separator: " · "))
         }
@@ -330,6 +389,9 @@ public final class LiveSession {
         status.shortTermLUFS = loudness.shortTermLUFS
         status.dspLoad = load.update()
         status.learning = midi?.learn.isActive ?? false
+        status.parts = partStatuses()
+        status.song = songLine()
+        status.keysMode = keysModeStatus()
         return status
     }
 }

@@ -48,6 +48,16 @@ public struct LiveStatus {
     public var shortTermLUFS: Double? = nil
     /// The DSP load over the last second of audio; nil before a second has been rendered and while nothing renders.
     public var dspLoad: RenderLoadMeter.Reading? = nil
+    /// The stage's parts' strips (keys, drums, song); empty off a stage.
+    public var parts: [PartStatus] = []
+    /// The song's position and state ("song 12.3 / 95.0 s · playing"); nil without a song.
+    public var song: String? = nil
+    /// The keyboard's mode on a stage; nil off a stage (no keys mode).
+    public var keysMode: KeysModeStatus? = nil
+    /// The part the strip keys act on, 0-based into `parts`; nil: the mic strip `selectedStrip`.
+    public var selectedPart: Int? {
+        parts.firstIndex(where: \.selected)
+    }
 
     public init(micOn: Bool, settings: LiveSettings, strips: [StripStatus], selectedStrip: Int,
                 outputPeakDB: [Float], outputRMSDB: [Float], limiterReductionDB: Float, howl: HowlGuardStatus,
@@ -77,6 +87,8 @@ public struct LiveStatus {
         func db(_ x: Float) -> String { x.isFinite ? String(format: "%.1f", x) : "-inf" }
         return "[\(String(format: "%6.1f", seconds)) s] \(state) mic \(micOn ? "ON" : "OFF")"
             + strips.map { " · \($0.source) \(db($0.peakDB)) dBFS" }.joined()
+            + parts.map { " · \($0.name) \(db($0.peakDB)) dBFS" }.joined()
+            + (song.map { " · \($0)" } ?? "")
             + " · out \(outputPeakDB.map(db).joined(separator: "/")) dBFS"
             + (shortTermLUFS.map { " · S \(LoudnessReport.format($0)) LUFS" } ?? "")
             + " · vol \(String(format: "%.2f", settings.volume))"

@@ -44,6 +44,9 @@ enum HelpCommand {
     static var screenKeys: [(title: String, keys: [(key: String, action: String)])] {
         [("busker live", LiveScreen.keyHelp.map { (key: $0.0, action: $0.1) }),
          ("busker live: the selected strip", LiveScreen.stripKeyHelp.map { (key: $0.0, action: $0.1) }),
+         ("busker live on a stage", LiveScreen.stageKeyHelp.map { (key: $0.0, action: $0.1) }),
+         ("busker live on a stage: the selected part", LiveScreen.partKeyHelp.map { (key: $0.0, action: $0.1) }),
+         ("busker live on a stage: keys mode", LiveScreen.keysModeHelp.map { (key: $0.0, action: $0.1) }),
          ("busker play", PlayScreen.keyHelp.map { (key: $0.0, action: $0.1) })]
     }
 

@@ -28,6 +28,12 @@ extension LiveCommand {
                              and a keyboard's pedal sustains, never toggling the mic (default none)
       --control-midi-in PATH the same, raw MIDI bytes from a device, FIFO or file
       on files, --midi-in FILE.mid is what the player plays (a Standard MIDI File, at its times)
+      keys on a stage: tab selects the mic strips, then keys, drums and song; on a part
+                             i I level, p P pan, x mute, o solo, r R reverb send;
+                             s plays or pauses the song, Enter takes it to the top;
+                             ` (keys mode) plays the keys part from the computer keyboard as
+                             busker play does (z…/ and q…p notes, 1…= drum pads, [ ] octave);
+                             q is a note there: ` again returns to the control keys
     \(InstrumentRig.Options.help)
     """
 
@@ -61,53 +67,5 @@ extension LiveCommand {
         }
         if onFiles { instruments.performancePath = args.string("midi-in") }
         return instruments
-    }
-
-    /// `--part NAME:KEY=VALUE,…` over `settings`.
-    /// - Throws: `CommandLineError.usage` naming the part and key.
-    static func applyParts(_ args: ArgumentScanner, to settings: inout LiveSettings) throws {
-        for given in args.strings("part") {
-            guard let colon = given.firstIndex(of: ":") else {
-                throw CommandLineError.usage("--part \(given): expected NAME:KEY=VALUE, as in keys:level=-6")
-            }
-            let name = String(given[..<colon])
-            guard ["keys", "drums", "song"].contains(name) else {
-                throw CommandLineError.usage("--part \(name): the parts are keys, drums and song")
-            }
-            var part = settings.parts[name] ?? PartSettings()
-            for pair in given[given.index(after: colon)...].split(separator: ",") {
-                let words = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard words.count == 2 else { throw CommandLineError.usage("--part \(given): expected KEY=VALUE, not '\(pair)'") }
-                try set(&part, key: words[0], value: words[1], part: name)
-            }
-            do {
-                try part.validate(part: name)
-            } catch {
-                throw CommandLineError.usage("--part \(error)")
-            }
-            settings.parts[name] = part
-        }
-    }
-
-    private static func set(_ part: inout PartSettings, key: String, value: String, part name: String) throws {
-        func number() throws -> Float {
-            guard let x = Float(value), x.isFinite else { throw CommandLineError.usage("--part \(name): \(key) needs a number, not '\(value)'") }
-            return x
-        }
-        func flag() throws -> Bool {
-            switch value.lowercased() {
-            case "on", "yes", "true", "1": return true
-            case "off", "no", "false", "0": return false
-            default: throw CommandLineError.usage("--part \(name): \(key) is on or off, not '\(value)'")
-            }
-        }
-        switch key {
-        case "level": part.levelDB = try number()
-        case "pan": part.pan = try number()
-        case "reverb": part.reverbSendPercent = try number()
-        case "mute": part.mute = try flag()
-        case "solo": part.solo = try flag()
-        default: throw CommandLineError.usage("--part \(name): no key '\(key)' (level, pan, mute, solo, reverb)")
-        }
     }
 }

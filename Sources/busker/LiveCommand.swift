@@ -124,8 +124,7 @@ enum LiveCommand {
         let (recording, arguments) = try RecordingRequest.extract(from: arguments, formatOptions: ["record-format"], takesStems: true)
         guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if let extra = args.positionals.first { throw CommandLineError.usage("unexpected argument '\(extra)'") }
-        var start = try LiveStart(arguments: args)
-        try applyParts(args, to: &start.settings)
+        let start = try LiveStart(arguments: args)
         let settings = start.settings
         let input = args.string("input"), output = args.string("output")
         let inputIsFile = input?.hasPrefix("file:") ?? false

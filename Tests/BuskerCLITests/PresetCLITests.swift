@@ -153,6 +153,38 @@ final class PresetCLITests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: presetFolder + "/gig.preset")), presetBefore, "loading never writes")
     }
 
+    /// A stage's parts come back from a preset exactly as the `--part`
+    /// options that say the same make them (the same bytes), they matter
+    /// (without them the bytes differ), and the printed line says only the
+    /// part changed over the preset and renders the same bytes again.
+    func testAStagePresetRestoresItsPartsAndTheLineSaysTheChangedOnes() throws {
+        let font = "/usr/share/sounds/sf2/TimGM6mb.sf2"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: font), "TimGM6mb is not installed (timgm6mb-soundfont)")
+        let input = try writeVoiceAndGuitar()
+        var song = GMTestSong()
+        for i in 0..<6 { song.note(0.25 * Double(i), channel: 0, 60 + UInt8(2 * i), length: 0.2) }
+        let songPath = path("song.mid")
+        try song.write(to: songPath, endSeconds: 1.5)
+        let stage = ["--soundfont", font, "--instrument", "piano", "--song", songPath, "--input", "file:" + input]
+        try writePreset("stage", "[bus]\nvolume = 0.5\n\n[part song]\nlevel = -6\npan = -0.5\n\n[part keys]\nmute = on\n")
+        let fromPreset = try live(stage + ["--preset", "stage", "--part", "song:reverb=20", "--output", "file:" + path("a.wav")])
+        XCTAssertEqual(fromPreset.status, 0, fromPreset.stderr)
+        let commandLine = try restartLine(fromPreset)
+        XCTAssertTrue(commandLine.hasSuffix("--preset stage --part song:reverb=20"), commandLine)
+        let spelled = try live(stage + ["--volume", "0.5", "--part", "song:level=-6,pan=-0.5,reverb=20", "--part", "keys:mute=on",
+                                        "--output", "file:" + path("b.wav")])
+        XCTAssertEqual(spelled.status, 0, spelled.stderr)
+        let spelledLine = try restartLine(spelled)
+        XCTAssertTrue(spelledLine.hasSuffix("--volume 0.5 --part keys:mute=on --part song:level=-6,pan=-0.5,reverb=20"), spelledLine)
+        XCTAssertGreaterThan(try bytes("a.wav").count, 72000 * 6)
+        XCTAssertEqual(try bytes("a.wav"), try bytes("b.wav"), "the preset's parts sound as the options that say them")
+        XCTAssertEqual(try live(stage + ["--volume", "0.5", "--output", "file:" + path("c.wav")]).status, 0)
+        XCTAssertNotEqual(try bytes("a.wav"), try bytes("c.wav"), "the parts matter: without them the bytes differ")
+        let again = try rerun(commandLine, output: path("a.wav"), to: path("d.wav"))
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try bytes("d.wav"), try bytes("a.wav"), "the printed line renders the same bytes again")
+    }
+
     func testABadPresetIsOneLineNamingTheLineWithExitStatusTwoAndStaysAsItWas() throws {
         let input = try writeVoiceAndGuitar()
         let cases: [(text: String, error: String)] = [
@@ -163,6 +195,8 @@ final class PresetCLITests: XCTestCase {
             ("[strip 1]\ninputs = 1\n[strip 1]\n", "line 3: [strip 1] appears twice (first on line 1)"),
             ("[bus]\nvolume\n", "line 2: 'volume' is not key = value"),
             ("[strip 1]\n[strip 3]\n", "line 2: [strip 3] but no [strip 2]"),
+            ("[part keys]\nlevel = 20\n", "line 2: level = 20 is outside −60…12 dB"),
+            ("[bus]\n[part bass]\nlevel = 1\n", "line 2: [part bass]: the parts are keys, drums, song"),
         ]
         for (index, (text, error)) in cases.enumerated() {
             try writePreset("bad", text)

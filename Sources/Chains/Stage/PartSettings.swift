@@ -18,6 +18,9 @@ public struct PartSettings: Sendable, Equatable {
     public static let levelRange: ClosedRange<Float> = -60...12
     public static let panRange: ClosedRange<Float> = -1...1
     public static let sendRange: ClosedRange<Float> = 0...100
+    /// The parts a stage makes, in the order the screen, presets and the
+    /// command line list them.
+    public static let names = ["keys", "drums", "song"]
 
     public init(levelDB: Float = 0, pan: Float = 0, mute: Bool = false, solo: Bool = false, reverbSendPercent: Float = 0) {
         self.levelDB = levelDB

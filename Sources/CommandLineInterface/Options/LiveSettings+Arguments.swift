@@ -3,7 +3,7 @@ import DSP
 
 extension LiveSettings {
     /// Options that take a value, for `ArgumentScanner`.
-    public static let valuedOptions: Set<String> = Set(["inputs", "strip", "volume", "room"]
+    public static let valuedOptions: Set<String> = Set(["inputs", "strip", "volume", "room", "part"]
         + StripSettings.Key.allCases.filter { $0.hasGlobalOption && !$0.isFlag }.map(\.rawValue))
     /// Options that take none.
     public static let flagOptions: Set<String> = Set(["no-howl-guard"]
@@ -49,7 +49,7 @@ extension LiveSettings {
 
     /// The options that come after the every-strip ones, on the command line
     /// alone or over a preset: each `--strip N:…`, then `--volume`,
-    /// `--no-howl-guard` and `--room`.
+    /// `--no-howl-guard`, `--room` and each `--part NAME:…`.
     /// - Throws: `CommandLineError.usage` naming the option.
     mutating func applyStripAndBusOptions(_ args: ArgumentScanner) throws {
         for text in args.strings("strip") {
@@ -67,6 +67,9 @@ extension LiveSettings {
                 throw CommandLineError.usage("--room must be one of \(RoomPreset.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
             }
             room = preset
+        }
+        for text in args.strings("part") {
+            try applyPartOption(text)
         }
     }
 
@@ -177,6 +180,6 @@ extension LiveSettings {
         if volume != LiveSettings().volume { arguments += ["--volume", StripSettings.Key.Value.text(volume)] }
         if room != LiveSettings().room { arguments += ["--room", room.rawValue] }
         if !howlGuard { arguments.append("--no-howl-guard") }
-        return arguments
+        return arguments + partArguments(from: LiveSettings())
     }
 }

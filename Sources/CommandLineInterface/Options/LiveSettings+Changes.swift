@@ -5,7 +5,8 @@ extension LiveSettings {
     /// settings: only what differs (`--volume 0.2`, `--strip 2:mute=on`), not
     /// every setting. Nil when no options can say it (the preset has the howl
     /// guard off and these have it on); `LiveSettings(arguments:over:)` gives
-    /// these settings back, equal, from the result.
+    /// these settings back from the result, equal but for parts at their
+    /// defaults named on one side only (the same sound).
     public func argumentsChanged(from base: LiveSettings) -> [String]? {
         var arguments: [String] = []
         // What --inputs makes of the preset's strips: strip N keeps its settings, new ones start at the defaults.
@@ -42,8 +43,11 @@ extension LiveSettings {
             guard !howlGuard else { return nil }
             arguments.append("--no-howl-guard")
         }
+        arguments += partArguments(from: base)
         let scanner = try? ArgumentScanner(arguments, valued: Self.valuedOptions, flags: Self.flagOptions)
-        guard let scanner, (try? LiveSettings(arguments: scanner, over: base)) == self else { return nil }
+        // A part at its defaults sounds the same named or not.
+        guard let scanner, let remadeSettings = try? LiveSettings(arguments: scanner, over: base),
+              remadeSettings.withoutDefaultParts == withoutDefaultParts else { return nil }
         return arguments
     }
 }

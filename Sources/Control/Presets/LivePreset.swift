@@ -1,7 +1,7 @@
 import Chains
 import Foundation
 
-/// What a preset file holds: the live settings (every strip and the bus) and
+/// What a preset file holds: the live settings (every strip, the bus and a stage's parts) and
 /// the MIDI control mapping, as a person can read and edit it:
 ///
 /// ```
@@ -15,13 +15,18 @@ import Foundation
 /// inputs = 1+2
 /// bass = 3
 ///
+/// [part keys]
+/// level = -6
+/// reverb = 20
+///
 /// [midi]
 /// …the mapping's own key = value lines
 /// ```
 ///
 /// The keys and value spellings are the command line's (`--volume`, `--room`,
-/// `--strip N:key=value`); a missing key keeps its default, and a file without
-/// any `[strip N]` has the one default strip. The `[midi]` lines are kept as
+/// `--strip N:key=value`, `--part NAME:key=value`); a missing key keeps its
+/// default, a file without any `[strip N]` has the one default strip, and a
+/// stage's part without a `[part NAME]` its defaults. The `[midi]` lines are kept as
 /// they are for the MIDI mapping to read (`midi`).
 public struct LivePreset: Sendable, Equatable {
     public var settings: LiveSettings
@@ -30,7 +35,7 @@ public struct LivePreset: Sendable, Equatable {
     /// empty: a `[midi]` with no lines (nothing bound).
     public var midi: [PresetEntry]?
 
-    public static let sectionNames = "[bus], [strip N] or [midi]"
+    public static let sectionNames = "[bus], [strip N], [part NAME] or [midi]"
 
     public init(settings: LiveSettings, midi: [PresetEntry]? = nil) {
         self.settings = settings
@@ -39,9 +44,10 @@ public struct LivePreset: Sendable, Equatable {
 
     /// Reads a preset's text.
     /// - Throws: the first line at fault: an unknown section or key, a bad or
-    ///   out-of-range value, a section or key given twice, strips numbered with a gap.
+    ///   out-of-range value, a section or key given twice, strips numbered
+    ///   with a gap, a part that is not one of `PartSettings.names`.
     public init(text: String) throws(PresetLineError) {
-        enum Section: Hashable { case bus, strip(Int), midi }
+        enum Section: Hashable { case bus, strip(Int), part(String), midi }
         var settings = LiveSettings()
         var strips: [Int: StripSettings] = [:]
         var sectionLines: [Section: Int] = [:]
@@ -70,6 +76,12 @@ public struct LivePreset: Sendable, Equatable {
                     }
                     section = .strip(n)
                     strips[n] = StripSettings()
+                case ("part", 2):
+                    guard PartSettings.names.contains(words[1]) else {
+                        throw PresetLineError(line: number, message: "\(quoted): the parts are \(PartSettings.names.joined(separator: ", "))")
+                    }
+                    section = .part(words[1])
+                    settings.parts[words[1]] = PartSettings()
                 default:
                     throw PresetLineError(line: number, message: "unknown section \(quoted) (sections: \(Self.sectionNames))")
                 }
@@ -101,6 +113,8 @@ public struct LivePreset: Sendable, Equatable {
                 try Self.read(entry, name: name, into: &settings, keys: PresetKey.bus, section: "[bus]")
             case .strip(let n):
                 try Self.read(entry, name: name, into: &strips[n]!, keys: PresetKey.strip, section: "[strip \(n)]")
+            case .part(let part):
+                try Self.read(entry, name: name, into: &settings.parts[part]!, keys: PresetKey.part, section: "[part \(part)]")
             case .midi:
                 break
             }
@@ -129,6 +143,12 @@ public struct LivePreset: Sendable, Equatable {
         for (index, strip) in settings.strips.enumerated() {
             lines += ["", "[strip \(index + 1)]"]
             lines += PresetKey.strip.map { "\($0.name) = \($0.write(strip))" }
+        }
+        let order = PartSettings.names + settings.parts.keys.filter { !PartSettings.names.contains($0) }.sorted()
+        for name in order {
+            guard let part = settings.parts[name] else { continue }
+            lines += ["", "[part \(name)]"]
+            lines += PresetKey.part.map { "\($0.name) = \($0.write(part))" }
         }
         if let midi {
             lines += ["", "[midi]"] + midi.map(\.description)

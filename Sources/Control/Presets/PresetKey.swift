@@ -5,7 +5,8 @@ import Engine
 
 /// One key a preset section knows: its name (the command line's spelling),
 /// how its value is written, and how a written value is read back and checked.
-/// The tables for `[bus]` and `[strip N]` are `PresetKey.bus` and `PresetKey.strip`.
+/// The tables for `[bus]`, `[strip N]` and `[part NAME]` are `PresetKey.bus`,
+/// `PresetKey.strip` and `PresetKey.part`.
 struct PresetKey<Settings>: Sendable {
     let name: String
     let write: @Sendable (Settings) -> String
@@ -99,4 +100,15 @@ extension PresetKey where Settings == StripSettings {
         settings.channels = channels
         return nil
     })
+}
+
+extension PresetKey where Settings == PartSettings {
+    /// `[part NAME]`: a stage part's strip, spelled as `--part NAME:key=value` is.
+    static let part: [PresetKey] = [
+        .number("level", \.levelDB, PartSettings.levelRange, "dB"),
+        .number("pan", \.pan, PartSettings.panRange, ""),
+        .onOff("mute", \.mute),
+        .onOff("solo", \.solo),
+        .number("reverb", \.reverbSendPercent, PartSettings.sendRange, "%"),
+    ]
 }
