@@ -274,14 +274,7 @@ public final class AudioSession {
             // The server's rate is known once the client is open; any rate reads the file the same.
             var checkRate = 48000
             if case .alsa(let alsa) = setup.driver { checkRate = alsa.sampleRate }
-            let checked = try song?.player(sampleRate: checkRate)
-            if let bar = instruments.fromBar, let checked {
-                do {
-                    try checked.seek(toBar: bar)
-                } catch {
-                    throw SessionError.invalidRequest("--from \(bar): \(error)")
-                }
-            }
+            if let checked = try song?.player(sampleRate: checkRate) { try instruments.prepare(checked) }
             if let warning = song?.warning { output.warning("busker \(setup.command): warning: \(warning)") }
             performance = try instruments.performancePath.map { try SongFile(path: $0) }
             _ = try performance?.player(sampleRate: checkRate)
@@ -346,20 +339,18 @@ public final class AudioSession {
             } catch {
                 throw SessionError.failed(error.description)
             }
+            if let section = instruments.section {
+                do {
+                    try backing?.setLoop(fromSeconds: section.lowerBound, toSeconds: section.upperBound)
+                } catch {
+                    throw SessionError.invalidRequest("--section: \(error)")
+                }
+            }
         }
         if let song {
             let player = try song.player(sampleRate: format.sampleRate)
-            player.isLooping = instruments.loop
-            player.tempoScale = Double(instruments.tempo)
-            player.transposeSemitones = instruments.transpose
-            if let bar = instruments.fromBar {
-                do {
-                    // Sought while stopped, the song waits paused at the bar; `start` resumes it.
-                    try player.seek(toBar: bar)
-                } catch {
-                    throw SessionError.invalidRequest("--from \(bar): \(error)")
-                }
-            }
+            // Sought while stopped, the song waits paused at `--from`'s bar; `start` resumes it.
+            try instruments.prepare(player)
             var options = instruments.options
             (options.instrument, options.program, options.bank) = (nil, nil, nil)
             options.drumSource = .soundFont

@@ -1,5 +1,6 @@
 import Chains
 import Foundation
+import Sequencing
 
 /// What a session plays: the capture strips, the instruments and a song,
 /// and the MIDI that plays them. Empty, it records its input as it is.
@@ -18,6 +19,9 @@ public struct SessionSources {
         public var fromBar: Int?
         /// Semitones a MIDI song is moved by (channel 10 stays).
         public var transpose = 0
+        /// A section played over and over: bars (both played) of a MIDI
+        /// song, seconds of an audio one.
+        public var section: ClosedRange<Double>?
         /// A Standard MIDI File played as if from the player's keyboard (the
         /// stage on files: what a MIDI keyboard would play live), or nil.
         public var performancePath: String?
@@ -26,6 +30,31 @@ public struct SessionSources {
             self.options = options
             self.settings = settings
             self.songPath = songPath
+        }
+
+        /// Sets a MIDI song's transport as asked: loop, tempo, transpose, its
+        /// section and the bar it starts at (where it then waits, paused).
+        /// - Throws: `SessionError.invalidRequest` naming the option, for a
+        ///   bar or section the song does not have.
+        /// - Thread: control
+        public func prepare(_ player: MIDIFilePlayer) throws {
+            player.isLooping = loop
+            player.tempoScale = Double(tempo)
+            player.transposeSemitones = transpose
+            if let section {
+                do {
+                    try player.setLoopSection(startBar: Int(section.lowerBound), endBar: Int(section.upperBound) + 1)
+                } catch {
+                    throw SessionError.invalidRequest("--section \(Int(section.lowerBound))-\(Int(section.upperBound)): \(error)")
+                }
+            }
+            if let fromBar {
+                do {
+                    try player.seek(toBar: fromBar)
+                } catch {
+                    throw SessionError.invalidRequest("--from \(fromBar): \(error)")
+                }
+            }
         }
 
         /// The song's file name, for the screen.

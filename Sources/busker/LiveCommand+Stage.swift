@@ -19,6 +19,8 @@ extension LiveCommand {
       --from BAR             start a MIDI song at bar BAR (1 is the top), its programs and
                              controllers as they are there
       --transpose N          a MIDI song N semitones up or down, −24…24 (channel 10 stays)
+      --section A-B          play bars A to B of a MIDI song over and over (seconds A to B of
+                             an audio song), seamlessly
       --part NAME:KEY=VALUE,…
                              a part's strip (repeatable): NAME keys, drums or song; keys
                              level (dB, −60…12), pan, mute, solo (on|off), reverb (send %)
@@ -45,7 +47,7 @@ extension LiveCommand {
     /// - Throws: `CommandLineError.usage` for a bad value.
     static func stageInstruments(_ args: ArgumentScanner, onFiles: Bool) throws -> SessionSources.Instruments? {
         guard stageOptions.contains(where: { args.string($0) != nil }) || args.has("no-drums") else {
-            for option in ["loop", "tempo", "part", "control-midi", "control-midi-in", "from", "transpose"] where args.has(option) || args.string(option) != nil {
+            for option in ["loop", "tempo", "part", "control-midi", "control-midi-in", "from", "transpose", "section"] where args.has(option) || args.string(option) != nil {
                 throw CommandLineError.usage("--\(option) is for the stage: add --instrument NAME (or --song, --kit)")
             }
             return nil
@@ -59,6 +61,13 @@ extension LiveCommand {
         }
         instruments.fromBar = try args.int("from", in: 1...100_000)
         instruments.transpose = try args.int("transpose", in: -24...24) ?? 0
+        if let text = args.string("section") {
+            let ends = text.split(separator: "-", maxSplits: 1).compactMap { Double($0) }
+            guard ends.count == 2, ends[0].isFinite, ends[1].isFinite, ends[0] >= 0, ends[0] < ends[1] else {
+                throw CommandLineError.usage("--section \(text): expected A-B with A before B, as in 9-16")
+            }
+            instruments.section = ends[0]...ends[1]
+        }
         if let path = instruments.songPath, !SongFile.looksLikeMIDI(path: path) {
             for option in ["from", "transpose", "tempo"] where args.string(option) != nil {
                 throw CommandLineError.usage("--\(option) is for a MIDI song; '\(path)' is audio")

@@ -245,9 +245,18 @@ enum LiveCommand {
         }
         let session = try AudioSession(setup)
         try session.start()
+        // On a stage the live controls' sources are the session's second set: they start and stop with it.
+        if instruments != nil { controlSources.start() }
+        defer { if instruments != nil { controlSources.stop() } }
+        // A stage says where MIDI goes whenever it starts: a keyboard's pedal and a footswitch differ only by source.
+        if instruments != nil, session.audioStarted {
+            print("busker live: MIDI to the instruments (notes, pedal, expression; channel 10 the kit): \(midiSources.summary)")
+            let given = args.string("control-midi") != nil || args.string("control-midi-in") != nil
+            print("busker live: MIDI to the live controls (CC 64 the mic, CC 7 the volume, or learned): "
+                  + (given ? controlSources.summary : "none (--control-midi SOURCE or --control-midi-in PATH gives one)"))
+        }
         if args.has("verbose") {
-            let midiLines = instruments == nil ? ["MIDI control: \(midiSources.summary)"]
-                : ["MIDI to the instruments: \(midiSources.summary)", "MIDI control: \(controlSources.summary)"]
+            let midiLines = instruments == nil ? ["MIDI control: \(midiSources.summary)"] : []
             for line in session.runner.driver.verboseLines + midiLines { print("busker live: \(line)") }
         }
         let controller = LiveController(midi: midi, osc: osc, presets: start.presets, presetProblem: start.presetProblem,

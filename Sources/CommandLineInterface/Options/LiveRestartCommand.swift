@@ -18,7 +18,7 @@ public enum LiveRestartCommand {
     public static let deviceOptions = ["driver", "name", "connect", "device", "input", "output", "period", "periods", "periods-ahead", "rate",
                                        "format", "channels", "limiter-lookahead", "midi", "midi-in", "osc", "osc-bind",
                                        "soundfont", "instrument", "program", "bank", "polyphony", "kit", "drums", "note-watchdog",
-                                       "song", "tempo", "from", "transpose", "control-midi", "control-midi-in"]
+                                       "song", "tempo", "from", "transpose", "section", "control-midi", "control-midi-in"]
     public static let deviceFlags = ["no-tui", "auto-resume", "reconnect", "no-drums", "loop", "direct-outs"]
     /// The environment variables that choose the ALSA configuration and the
     /// JACK server (the virtual sound card's), repeated when set.
