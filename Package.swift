@@ -133,6 +133,8 @@ let package = Package(
                                                             "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Session", "Engine", "MIDI"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["AudioFiles", "Engine", "MIDI", "RenderTestSupport", "TerminalUI",
                                                            "Chains", "Control", "CommandLineInterface", "Sessions"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "Chains", "Engine", "Instruments", "Sequencing", "MIDI",
+                                                            "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "ArchitectureTests"),
     ]
 )
