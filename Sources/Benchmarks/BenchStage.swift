@@ -30,14 +30,18 @@ public final class BenchStage {
     ///   - chord: whether the keyboard holds the 16-note chord over its running part.
     ///   - soundFont: the SoundFont (nil: the default one, as `busker live` finds it).
     ///   - kit: the kit's name or path (nil: Busker's own).
+    ///   - polyphony: each sampler's voices, as `busker live --polyphony` sets
+    ///     both the keys' and the song's (nil: FluidSynth's 256).
     /// - Throws: `ChainError` for a SoundFont or kit that cannot be read.
     /// - Thread: control
     /// - Realtime: unsafe (reads the SoundFont's presets and the kit, allocates)
-    public init(sampleRate: Int = 48000, chord: Bool = true, soundFont: String? = nil, kit: String? = nil) throws {
+    public init(sampleRate: Int = 48000, chord: Bool = true, soundFont: String? = nil, kit: String? = nil,
+                polyphony: Int? = nil) throws {
         self.sampleRate = sampleRate
         var options = InstrumentParts.Options()
         options.soundFont = soundFont
         options.kit = kit
+        options.polyphony = polyphony
         options.program = 0  // Acoustic Grand Piano
         try options.resolveFiles()
         performance = MIDIFilePlayer(file: StageBenchMIDI.performance(chord: chord), sampleRate: sampleRate)

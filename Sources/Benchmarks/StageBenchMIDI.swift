@@ -112,9 +112,10 @@ public enum StageBenchMIDI {
     static func file(_ list: EventList) -> StandardMIDIFile {
         let end = bars * beatsPerBar * ticksPerQuarter
         var events = [MIDIFileEvent(tick: 0, kind: .meta(.tempo(microsecondsPerQuarterNote: 500_000)))]
-        // At one tick, note-offs first: a note struck again is ended before it starts.
+        // At one tick, note-offs first: a note struck again is ended before it starts. A note
+        // that would ring past the end ends on the last tick, so the loop starts with none held.
         events += list.events.sorted { ($0.tick, $0.order) < ($1.tick, $1.order) }
-            .map { MIDIFileEvent(tick: $0.tick, kind: .message($0.message)) }
+            .map { MIDIFileEvent(tick: min($0.tick, end - 1), kind: .message($0.message)) }
         events.append(MIDIFileEvent(tick: end, kind: .meta(.endOfTrack)))
         return StandardMIDIFile(format: .singleTrack, division: .ticksPerQuarterNote(ticksPerQuarter),
                                 tracks: [MIDIFileTrack(events: events)])

@@ -44,6 +44,9 @@ enum BenchCommand {
                          length, default 20; with --period, --soundfont, --kit)
       --soundfont FILE   with --stage: the SoundFont (default: as busker live finds it)
       --kit NAME         with --stage: the drum kit, a name or a path (default Busker's)
+      --polyphony N      with --stage: each sampler's voices, as busker live's
+                         --polyphony sets the keys' and the song's, 1…4096
+                         (default 256)
       --parts            with --stage: also where the time goes: the stage with
                          nothing playing, with the keys alone, and the song's share
       -h, --help         show this help
@@ -53,7 +56,7 @@ enum BenchCommand {
         guard let args = try ArgumentScanner.command(arguments, help: help) else { return }
         if args.has("howl") {
             // The howl bench runs the feedback simulator only: an option for the chain bench would be silently ignored.
-            let ignored = ["period", "runs", "file-period", "input", "soundfont", "kit"].filter { args.string($0) != nil }
+            let ignored = ["period", "runs", "file-period", "input", "soundfont", "kit", "polyphony"].filter { args.string($0) != nil }
                 + ["no-howl-guard", "no-sox", "nodes", "no-voice-processing", "stage", "parts"].filter { args.has($0) }
             if let first = ignored.first {
                 throw CommandLineError.usage("--\(first) does not go with --howl (it takes only --seconds)")
@@ -65,7 +68,7 @@ enum BenchCommand {
             try runStage(args)
             return
         }
-        for name in ["soundfont", "kit"] where args.string(name) != nil {
+        for name in ["soundfont", "kit", "polyphony"] where args.string(name) != nil {
             throw CommandLineError.usage("--\(name) goes with --stage")
         }
         if args.has("parts") { throw CommandLineError.usage("--parts goes with --stage") }
@@ -87,13 +90,14 @@ enum BenchCommand {
         let ignored = ["runs", "file-period", "input"].filter { args.string($0) != nil }
             + ["no-howl-guard", "no-sox", "nodes", "no-voice-processing"].filter { args.has($0) }
         if let first = ignored.first {
-            throw CommandLineError.usage("--\(first) does not go with --stage (it takes --seconds, --period, --soundfont, --kit and --parts)")
+            throw CommandLineError.usage("--\(first) does not go with --stage (it takes --seconds, --period, --soundfont, --kit, --polyphony and --parts)")
         }
         var options = StageBench.Options()
         options.seconds = try args.int("seconds", in: 1...3600) ?? 20
         options.period = try args.int("period", in: 1...8192) ?? 64
         options.soundFont = args.string("soundfont")
         options.kit = args.string("kit")
+        options.polyphony = try args.int("polyphony", in: 1...4096)
         options.partCosts = args.has("parts")
         try StageBench.run(options) { print($0) }
     }
