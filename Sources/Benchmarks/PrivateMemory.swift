@@ -24,7 +24,7 @@ public struct PrivateMemory: Sendable {
     public static func parse(status: String) -> PrivateMemory? {
         func kilobytes(_ field: String) -> Int? {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
-            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.count >= 2, let value = Int(words[1]) else { return nil }
             return value
         }
