@@ -41,7 +41,8 @@ enum BenchCommand {
                          one block a period on audio-render: DSP load, worst
                          block, sampler voices and a voice's cost, private
                          memory, each against its goal (--seconds 1…3600: run
-                         length, default 20; with --period, --soundfont, --kit)
+                         length, default 20; with --period, --soundfont, --kit,
+                         --polyphony, --parts)
       --soundfont FILE   with --stage: the SoundFont (default: as busker live finds it)
       --kit NAME         with --stage: the drum kit, a name or a path (default Busker's)
       --polyphony N      with --stage: each sampler's voices, as busker live's
