@@ -19,8 +19,8 @@ import XCTest
 /// `LiveChain.apply` and switches the mic, as the live screen and the
 /// controls do.
 final class StageAllocationTests: XCTestCase {
-    /// 64-frame blocks at 48 kHz: 3000 blocks are 4 s of the stage, two
-    /// passes of the song's and the keyboard's loops' first half.
+    /// 64-frame blocks at 48 kHz: 3000 blocks are 4 s of the stage, half of
+    /// its 8 s loops (the song is stopped and played from the top on the way).
     static let blocks = 3000
     /// The control thread acts once every this many blocks (0.2 s): 20 actions in the run.
     static let blocksPerAction = 150
