@@ -79,8 +79,8 @@ let package = Package(
                                                  "ALSA", "JACK", "OfflineDrivers", "Loudness"]),
         .target(name: "TerminalUI", dependencies: ["Engine", "DSP", "FeedbackGuard", "MIDI", "Sequencing", "Instruments",
                                                    "Session", "Chains", "Control", "CommandLineInterface", "Sessions", "Loudness"]),
-        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "FeedbackGuard", "AudioFiles", "OfflineDrivers", "Chains",
-                                                   "CommandLineInterface", "Sessions"]),
+        .target(name: "Benchmarks", dependencies: ["Engine", "DSP", "MIDI", "Sequencing", "Instruments", "FeedbackGuard", "AudioFiles",
+                                                   "OfflineDrivers", "Chains", "CommandLineInterface", "Sessions"]),
         .executableTarget(name: "busker", dependencies: ["AudioFiles", "OfflineDrivers", "Recording", "Session", "ALSA", "Chains",
                                                         "Control", "CommandLineInterface", "Sessions", "TerminalUI", "Benchmarks",
                                                         "Loudness"]),
@@ -134,6 +134,8 @@ let package = Package(
                                                             "Sequencing"]),
         .testTarget(name: "BuskerCLITests", dependencies: ["AudioFiles", "Engine", "MIDI", "RenderTestSupport", "TerminalUI",
                                                            "Chains", "Control", "CommandLineInterface", "Sessions"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "Chains", "Engine", "Instruments", "Sequencing", "MIDI",
+                                                            "CAllocationCounter", "RenderTestSupport"]),
         .testTarget(name: "ArchitectureTests"),
     ]
 )

@@ -311,25 +311,9 @@ public enum ChainBench {
     }
 
     /// Loops a real voice recording (or, without alsa-utils, a synthetic
-    /// voice-like signal) to `seconds`, stereo, 16-bit, at `rate`.
+    /// voice-like signal: `voice(rate:)`) to `seconds`, stereo, 16-bit, at `rate`.
     public static func buildVoiceFile(path: String, seconds: Int, rate: Int) throws {
-        var voice: [Float] = []
-        let sample = "/usr/share/sounds/alsa/Front_Center.wav"
-        if let reader = try? SoundFileReader(path: sample), reader.sampleRate == rate,
-           let all = try? reader.readAll() {
-            let ch = reader.channelCount
-            voice = stride(from: 0, to: all.count, by: ch).map { all[$0] }
-        }
-        if voice.isEmpty {
-            // A 150 Hz buzz with formant-like harmonics, two syllables a second.
-            voice = (0..<rate).map { i in
-                let t = Double(i) / Double(rate)
-                let env = 0.5 - 0.5 * cos(2 * Double.pi * 2 * t)
-                var s = 0.0
-                for h in 1...12 { s += sin(2 * Double.pi * 150 * Double(h) * t) / Double(h) }
-                return Float(0.2 * env * s)
-            }
-        }
+        let voice = Self.voice(rate: rate)
         let frames = seconds * rate
         var interleaved = [Float](repeating: 0, count: frames * 2)
         for i in 0..<frames {
@@ -343,6 +327,26 @@ public enum ChainBench {
             try writer.close()
         } catch {
             throw CommandLineError.runtime(error.description)
+        }
+    }
+
+    /// One voice, mono, at `rate`: alsa-utils' "Front Center" recording
+    /// (1.4 s), or without it (or at another rate) one second of a 150 Hz buzz
+    /// with formant-like harmonics, two syllables a second.
+    /// - Realtime: unsafe (reads a file, allocates). Control thread.
+    public static func voice(rate: Int) -> [Float] {
+        let sample = "/usr/share/sounds/alsa/Front_Center.wav"
+        if let reader = try? SoundFileReader(path: sample), reader.sampleRate == rate,
+           let all = try? reader.readAll(), !all.isEmpty {
+            let ch = reader.channelCount
+            return stride(from: 0, to: all.count, by: ch).map { all[$0] }
+        }
+        return (0..<rate).map { i in
+            let t = Double(i) / Double(rate)
+            let env = 0.5 - 0.5 * cos(2 * Double.pi * 2 * t)
+            var s = 0.0
+            for h in 1...12 { s += sin(2 * Double.pi * 150 * Double(h) * t) / Double(h) }
+            return Float(0.2 * env * s)
         }
     }
 

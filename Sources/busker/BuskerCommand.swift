@@ -37,7 +37,7 @@ struct BuskerCommand: Sendable {
                       help: AnalyzeCommand.help, positionals: .files(extensions: CompletionKind.audioExtensions), run: AnalyzeCommand.run),
         BuskerCommand("devices", "list sound cards, ALSA PCM names, MIDI inputs and JACK ports",
                       help: DevicesCommand.help, run: DevicesCommand.run),
-        BuskerCommand("bench", "measure the voice chain's speed, and compare it with sox",
+        BuskerCommand("bench", "measure the voice chain's speed against sox, or the whole stage's cost",
                       help: BenchCommand.help, run: BenchCommand.run),
         BuskerCommand("help", "show help for a command (busker help live), the man page or the completion script",
                       help: HelpCommand.help, positionals: .commands, run: HelpCommand.run),
