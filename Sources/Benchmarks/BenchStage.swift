@@ -52,10 +52,7 @@ public final class BenchStage {
         let keys = try InstrumentParts(options: options, ports: [], player: performance, sampleRate: rate)
         // The song as `AudioSession` plays it: its own sampler, its programs from the file, the
         // SoundFont's percussion on channel 10.
-        var songOptions = options
-        (songOptions.instrument, songOptions.program, songOptions.bank) = (nil, nil, nil)
-        songOptions.drumSource = .soundFont
-        let songParts = try InstrumentParts(options: songOptions, ports: [], player: song, sampleRate: rate)
+        let songParts = try InstrumentParts(options: StageChain.songOptions(from: options), ports: [], player: song, sampleRate: rate)
         var settings = ChainBench.everyStageOn(inputChannelCount: Self.micChannels, howlGuard: true)
         settings.parts = ["keys": PartSettings(levelDB: -3, pan: -0.2, reverbSendPercent: 20),
                           "drums": PartSettings(levelDB: -6, pan: 0.1, reverbSendPercent: 10),

@@ -351,10 +351,8 @@ public final class AudioSession {
             let player = try song.player(sampleRate: format.sampleRate)
             // Sought while stopped, the song waits paused at `--from`'s bar; `start` resumes it.
             try instruments.prepare(player)
-            var options = instruments.options
-            (options.instrument, options.program, options.bank) = (nil, nil, nil)
-            options.drumSource = .soundFont
-            songParts = try InstrumentParts(options: options, ports: [], player: player, sampleRate: rate)
+            songParts = try InstrumentParts(options: StageChain.songOptions(from: instruments.options), ports: [], player: player,
+                                            sampleRate: rate)
         }
         for warning in keys.warnings + (songParts?.warnings ?? []) {
             output.warning("busker \(setup.command): warning: \(warning)")

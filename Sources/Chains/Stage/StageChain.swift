@@ -56,6 +56,16 @@ public final class StageChain {
         ["keys"] + (options.drums && options.drumSource != .soundFont ? ["drums"] : []) + (hasSong ? ["song"] : [])
     }
 
+    /// The song's sampler options from the keys': the same SoundFont and
+    /// polyphony, no instrument of its own (the song's program changes
+    /// choose), and the SoundFont's percussion on its channel 10.
+    public static func songOptions(from keys: InstrumentParts.Options) -> InstrumentParts.Options {
+        var options = keys
+        (options.instrument, options.program, options.bank) = (nil, nil, nil)
+        options.drumSource = .soundFont
+        return options
+    }
+
     /// Frees what the audio thread has retired. Control loop.
     public func collectRetired() {
         keys.collectRetired()
