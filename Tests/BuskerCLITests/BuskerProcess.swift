@@ -35,6 +35,16 @@ func runProgram(_ path: String, _ args: [String], environment: [String: String]?
     try process.run()
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
+    // Foundation's Process can miss a child's exit when many have run (its
+    // waitUntilExit then never returns, with the child long gone): once the
+    // pipes have closed, a child the kernel no longer knows after 10 s is
+    // reported with status −1 rather than hanging the suite.
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning && kill(process.processIdentifier, 0) != 0 {
+        return BuskerRun(status: -1, stdout: String(decoding: o, as: UTF8.self),
+                         stderr: String(decoding: e, as: UTF8.self) + "\n(the process ended, but its exit status was lost)")
+    }
     process.waitUntilExit()
     return BuskerRun(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
@@ -155,3 +165,34 @@ func mountSmallDisk(in folder: String) throws -> String {
 func unmount(_ disk: String) {
     _ = try? runProgram("/bin/umount", [disk])
 }
+
+/// `jack_midiseq` as the JACK client "seq" (its port `seq:out`), striking A4
+/// every second and holding it for 47000 of its 48000 frames.
+func startA4Sequencer(environment: [String: String]) throws -> Process {
+    let sequencer = Process()
+    sequencer.executableURL = URL(fileURLWithPath: "/usr/bin/jack_midiseq")
+    sequencer.arguments = ["seq", "48000", "0", "69", "47000"]
+    sequencer.environment = environment
+    sequencer.standardOutput = FileHandle.nullDevice
+    sequencer.standardError = FileHandle.nullDevice
+    try sequencer.run()
+    return sequencer
+}
+
+/// Ends a helper process the test started, and waits for it.
+func endProcess(_ process: Process) {
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+}
+
+/// The round trip `jack_iodelay` reported most often in `text`, in frames
+/// (its lines "N frames … total roundtrip latency"); nil without one.
+func mostCommonRoundTrip(in text: String) -> Double? {
+    let readings = text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).compactMap { line -> Double? in
+        guard line.contains("total roundtrip latency") else { return nil }
+        return Double(line.split(separator: " ").first ?? "")
+    }
+    let counts = Dictionary(grouping: readings, by: { $0 }).mapValues(\.count)
+    return counts.max { $0.value < $1.value }?.key
+}
+

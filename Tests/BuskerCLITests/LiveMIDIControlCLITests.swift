@@ -24,12 +24,7 @@ final class LiveMIDIControlCLITests: XCTestCase {
 
         usleep(1_500_000)
         let writer = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
-        writer.write(Data([0xB0, 64, 127]))  // press: mic off
-        usleep(700_000)
-        writer.write(Data([0xB0, 64, 0]))    // release: nothing
-        usleep(800_000)
-        writer.write(Data([0xB0, 64, 127]))  // press: mic on
-        usleep(1_500_000)
+        pressFootswitchTwice(writer)
         try writer.close()
         process.interrupt()
         process.waitUntilExit()
@@ -60,6 +55,17 @@ final class LiveMIDIControlCLITests: XCTestCase {
         let after = envelope[(rise90 + 50)..<min(envelope.count, rise90 + 550)].sorted()
         let levelAfter = after[after.count / 2]
         XCTAssertEqual(20 * log10(Double(levelAfter / level)), 0, accuracy: 0.5, "the level came back")
+    }
+
+    /// A footswitch (CC 64) pressed (the mic off), released 0.7 s later
+    /// (nothing), pressed again 0.8 s after that (the mic on), then 1.5 s more.
+    private func pressFootswitchTwice(_ midi: FileHandle) {
+        midi.write(Data([0xB0, 64, 127]))
+        usleep(700_000)
+        midi.write(Data([0xB0, 64, 0]))
+        usleep(800_000)
+        midi.write(Data([0xB0, 64, 127]))
+        usleep(1_500_000)
     }
 
     /// The virtual card with its capture fed a 440 Hz tone at 0.5 for 30 s
@@ -150,12 +156,7 @@ final class LiveMIDIControlCLITests: XCTestCase {
         keyboard.write(Data([0xB0, 64, 0]))
         usleep(600_000)
         let footswitch = try XCTUnwrap(FileHandle(forWritingAtPath: control))
-        footswitch.write(Data([0xB0, 64, 127]))  // press: mic off
-        usleep(700_000)
-        footswitch.write(Data([0xB0, 64, 0]))    // release: nothing
-        usleep(800_000)
-        footswitch.write(Data([0xB0, 64, 127]))  // press: mic on
-        usleep(1_500_000)
+        pressFootswitchTwice(footswitch)
         try keyboard.close()
         try footswitch.close()
         process.interrupt()

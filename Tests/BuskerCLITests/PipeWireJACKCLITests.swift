@@ -55,13 +55,7 @@ final class PipeWireJACKCLITests: XCTestCase {
         }
         let start = probe.out.text.count
         usleep(3_000_000)
-        let readings = String(probe.out.text.dropFirst(start)).split(whereSeparator: { $0 == "\r" || $0 == "\n" })
-            .compactMap { line -> Double? in
-                guard line.contains("total roundtrip latency") else { return nil }
-                return Double(line.split(separator: " ").first ?? "")
-            }
-        let counts = Dictionary(grouping: readings, by: { $0 }).mapValues(\.count)
-        return try XCTUnwrap(counts.max { $0.value < $1.value }?.key, "no reading: \(probe.out.text)")
+        return try XCTUnwrap(mostCommonRoundTrip(in: String(probe.out.text.dropFirst(start))), "no reading: \(probe.out.text)")
     }
 
     /// On PipeWire as on jackd: `--connect auto` patches out_L and out_R to the

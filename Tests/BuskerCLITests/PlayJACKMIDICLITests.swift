@@ -30,17 +30,8 @@ final class PlayJACKMIDICLITests: XCTestCase {
         }
 
         // A4 struck every second and held for 47000 of its 48000 frames.
-        let sequencer = Process()
-        sequencer.executableURL = URL(fileURLWithPath: "/usr/bin/jack_midiseq")
-        sequencer.arguments = ["seq", "48000", "0", "69", "47000"]
-        sequencer.environment = environment
-        sequencer.standardOutput = FileHandle.nullDevice
-        sequencer.standardError = FileHandle.nullDevice
-        try sequencer.run()
-        defer {
-            if sequencer.isRunning { sequencer.terminate() }
-            sequencer.waitUntilExit()
-        }
+        let sequencer = try startA4Sequencer(environment: environment)
+        defer { endProcess(sequencer) }
         // Its port can be connected once its client is active.
         let deadline = Date().addingTimeInterval(10)
         var connected = false

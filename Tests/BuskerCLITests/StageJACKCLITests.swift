@@ -47,17 +47,8 @@ final class StageJACKCLITests: XCTestCase {
                        "one client: a port per strip, midi_in, out_L and out_R")
 
         // A4 struck every second and held for 47000 of its 48000 frames, into midi_in.
-        let sequencer = Process()
-        sequencer.executableURL = URL(fileURLWithPath: "/usr/bin/jack_midiseq")
-        sequencer.arguments = ["seq", "48000", "0", "69", "47000"]
-        sequencer.environment = environment
-        sequencer.standardOutput = FileHandle.nullDevice
-        sequencer.standardError = FileHandle.nullDevice
-        try sequencer.run()
-        defer {
-            if sequencer.isRunning { sequencer.terminate() }
-            sequencer.waitUntilExit()
-        }
+        let sequencer = try startA4Sequencer(environment: environment)
+        defer { endProcess(sequencer) }
         XCTAssertTrue(try connect("seq:out", "busker-stage:midi_in", environment: environment), "jack_connect seq:out busker-stage:midi_in")
         let held = card.directory.appendingPathComponent("held.wav").path
         XCTAssertEqual(try runProgram("/usr/bin/jack_rec", ["-f", held, "-d", "2", "-b", "32", "busker-stage:out_L"],
@@ -103,13 +94,7 @@ final class StageJACKCLITests: XCTestCase {
         XCTAssertTrue(try connect("busker-rt:out_L", "jack_delay:in", environment: environment))
         let start = probe.out.text.count
         usleep(3_000_000)
-        let readings = String(probe.out.text.dropFirst(start)).split(whereSeparator: { $0 == "\r" || $0 == "\n" })
-            .compactMap { line -> Double? in
-                guard line.contains("total roundtrip latency") else { return nil }
-                return Double(line.split(separator: " ").first ?? "")
-            }
-        let counts = Dictionary(grouping: readings, by: { $0 }).mapValues(\.count)
-        return try XCTUnwrap(counts.max { $0.value < $1.value }?.key, "no reading: \(probe.out.text) \(probe.err.text)")
+        return try XCTUnwrap(mostCommonRoundTrip(in: String(probe.out.text.dropFirst(start))), "no reading: \(probe.out.text) \(probe.err.text)")
     }
 
     /// Busker's latency is whole frames: half a frame tells a change from the reading's own decimals.
@@ -154,17 +139,8 @@ final class StageJACKCLITests: XCTestCase {
                               "busker-do:midi_in", "busker-do:out_L", "busker-do:out_R", "busker-do:strip1"])
 
         // The keys alone: A4 from jack_midiseq on keys_L, nothing on the strip's port.
-        let sequencer = Process()
-        sequencer.executableURL = URL(fileURLWithPath: "/usr/bin/jack_midiseq")
-        sequencer.arguments = ["seq", "48000", "0", "69", "47000"]
-        sequencer.environment = environment
-        sequencer.standardOutput = FileHandle.nullDevice
-        sequencer.standardError = FileHandle.nullDevice
-        try sequencer.run()
-        defer {
-            if sequencer.isRunning { sequencer.terminate() }
-            sequencer.waitUntilExit()
-        }
+        let sequencer = try startA4Sequencer(environment: environment)
+        defer { endProcess(sequencer) }
         XCTAssertTrue(try connect("seq:out", "busker-do:midi_in", environment: environment))
         let keys = try record(["busker-do:keys_L", "busker-do:strip1"], into: card.directory.appendingPathComponent("keys.wav").path,
                               environment: environment)
